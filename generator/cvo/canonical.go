@@ -1,0 +1,105 @@
+package cvo
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/blang/semver/v4"
+)
+
+// Snapshot is an order-normalised GetUpdates result: what a cluster would
+// store in ClusterVersion status. Compare two with reflect.DeepEqual or ==
+// on String() (which is meant for diffs).
+type Snapshot struct {
+	Current            Release
+	Updates            []Release           // newest first, as the CVO stores them
+	ConditionalUpdates []ConditionalUpdate // newest first; risks and rules in graph order
+	Error              string              // "Reason: Message", "" on success
+}
+
+// Canonical normalises a GetUpdates or Updates result; it can be called as
+// Canonical(c.GetUpdates(...)). On error only the error is kept, because the
+// CVO discards current and updates whenever GetUpdates fails. Risk and rule
+// order is kept: rule order is precedence, and risk order drives the
+// Recommended condition's message.
+func Canonical(current Release, updates []Release, conditional []ConditionalUpdate, err error) Snapshot {
+	if err != nil {
+		return Snapshot{Error: err.Error()}
+	}
+	s := Snapshot{Current: copyRelease(current)}
+	for _, u := range updates {
+		s.Updates = append(s.Updates, copyRelease(u))
+	}
+	for _, c := range conditional {
+		cu := ConditionalUpdate{Release: copyRelease(c.Release)}
+		for _, r := range c.Risks {
+			r.MatchingRules = nilIfEmpty(slices.Clone(r.MatchingRules))
+			cu.Risks = append(cu.Risks, r)
+		}
+		s.ConditionalUpdates = append(s.ConditionalUpdates, cu)
+	}
+	sort.SliceStable(s.Updates, func(i, j int) bool { return newer(s.Updates[i], s.Updates[j]) })
+	sort.SliceStable(s.ConditionalUpdates, func(i, j int) bool {
+		return newer(s.ConditionalUpdates[i].Release, s.ConditionalUpdates[j].Release)
+	})
+	return s
+}
+
+func copyRelease(r Release) Release {
+	r.Channels = nilIfEmpty(slices.Clone(r.Channels))
+	return r
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// newer orders by semver precedence, newest first (the CVO's
+// setAvailableUpdates order), then by version string and image so that
+// entries of equal precedence (build metadata) sort deterministically.
+func newer(a, b Release) bool {
+	va, errA := semver.Parse(a.Version)
+	vb, errB := semver.Parse(b.Version)
+	if errA == nil && errB == nil {
+		if c := va.Compare(vb); c != 0 {
+			return c > 0
+		}
+	}
+	if a.Version != b.Version {
+		return a.Version > b.Version
+	}
+	return a.Image < b.Image
+}
+
+// String renders the snapshot one fact per line, so a text diff of two
+// snapshots points at the differing release, risk or rule.
+func (s Snapshot) String() string {
+	var b strings.Builder
+	if s.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", s.Error)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "current: %s\n", formatRelease(s.Current))
+	for _, u := range s.Updates {
+		fmt.Fprintf(&b, "update: %s\n", formatRelease(u))
+	}
+	for _, c := range s.ConditionalUpdates {
+		fmt.Fprintf(&b, "conditional: %s\n", formatRelease(c.Release))
+		for _, r := range c.Risks {
+			fmt.Fprintf(&b, "  risk %q url=%q message=%q\n", r.Name, r.URL, r.Message)
+			for _, m := range r.MatchingRules {
+				fmt.Fprintf(&b, "    rule %s promql=%q\n", m.Type, m.PromQL)
+			}
+		}
+	}
+	return b.String()
+}
+
+func formatRelease(r Release) string {
+	return fmt.Sprintf("%s image=%q url=%q arch=%q channels=%q", r.Version, r.Image, r.URL, r.Architecture, r.Channels)
+}

@@ -1,0 +1,231 @@
+// Package edges implements upstream's edge-add-remove plugin (spec §4):
+// previous/next additions, conditional edges resolved against the graph
+// after additions, then previous/next removals, so a removal always wins.
+package edges
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/graph"
+	"github.com/upgraph/upgraph/generator/version"
+)
+
+// Options are the plugin settings (spec §4.1).
+type Options struct {
+	// KeyPrefix defaults to graph.KeyPrefix.
+	KeyPrefix string
+	// RemoveAllValue is the previous.remove value meaning "every incoming
+	// edge"; defaults to "*".
+	RemoveAllValue string
+	// RemoveConsumedMetadata deletes each key once processed.
+	RemoveConsumedMetadata bool
+	// SkipConditional leaves the raw declarations unresolved.
+	SkipConditional bool
+}
+
+// Apply changes g's edges according to its metadata and declarations and
+// returns warnings (versions named in metadata that are not in the graph).
+func Apply(g *graph.Graph, opts Options) ([]string, error) {
+	if opts.KeyPrefix == "" {
+		opts.KeyPrefix = graph.KeyPrefix
+	}
+	if opts.RemoveAllValue == "" {
+		opts.RemoveAllValue = "*"
+	}
+	e := &editor{g: g, opts: opts, matches: newMatcher(g)}
+	p := opts.KeyPrefix
+	if err := e.pass(p+".previous.add", e.previousAdd); err != nil {
+		return nil, err
+	}
+	if err := e.pass(p+".next.add", e.nextAdd); err != nil {
+		return nil, err
+	}
+	if err := g.CheckAcyclic(); err != nil {
+		return nil, fmt.Errorf("previous.add/next.add metadata: %w", err)
+	}
+	if !opts.SkipConditional {
+		g.Conditional = resolveConditional(g, e.matches)
+	}
+	if err := e.pass(p+".previous.remove", e.previousRemove); err != nil {
+		return nil, err
+	}
+	if err := e.pass(p+".previous.remove_regex", e.previousRemoveRegex); err != nil {
+		return nil, err
+	}
+	if err := e.pass(p+".next.remove", e.nextRemove); err != nil {
+		return nil, err
+	}
+	return e.warnings, nil
+}
+
+type editor struct {
+	g        *graph.Graph
+	opts     Options
+	matches  *matcher
+	warnings []string
+}
+
+// pass visits every concrete node carrying key, in node order.
+func (e *editor) pass(key string, visit func(holder int, key, value string) error) error {
+	for i, n := range e.g.Nodes() {
+		if n.Abstract {
+			continue
+		}
+		value, ok := n.Metadata[key]
+		if !ok {
+			continue
+		}
+		if e.opts.RemoveConsumedMetadata {
+			delete(n.Metadata, key)
+		}
+		if err := visit(i, key, value); err != nil {
+			return fmt.Errorf("release %s, metadata %s=%q: %w", n.Version, key, value, err)
+		}
+	}
+	return nil
+}
+
+// targets resolves the CSV items of a value to node indices. Items are
+// given the holder's architecture as build (spec §4.3 "annotate").
+func (e *editor) targets(holder int, key, value string) ([]int, error) {
+	h := e.g.Node(holder)
+	arch, annotated := h.Metadata[graph.KeyArch]
+	var out []int
+	for _, item := range strings.Split(value, ",") {
+		item = strings.TrimSpace(item)
+		w := item
+		if annotated {
+			v, err := version.Parse(item)
+			if err != nil {
+				return nil, fmt.Errorf("item %q: %w", item, err)
+			}
+			w = v.WithBuild(arch).String()
+		}
+		i, ok := e.g.Lookup(w)
+		if !ok {
+			e.warnings = append(e.warnings, fmt.Sprintf("release %s: %s names %s, which is not in the graph", h.Version, key, w))
+			continue
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+func (e *editor) previousAdd(h int, key, value string) error {
+	ts, err := e.targets(h, key, value)
+	for _, t := range ts {
+		if t != h {
+			e.g.AddEdge(t, h)
+		} else {
+			return fmt.Errorf("would add a self-loop")
+		}
+	}
+	return err
+}
+
+func (e *editor) nextAdd(h int, key, value string) error {
+	ts, err := e.targets(h, key, value)
+	for _, t := range ts {
+		if t != h {
+			e.g.AddEdge(h, t)
+		} else {
+			return fmt.Errorf("would add a self-loop")
+		}
+	}
+	return err
+}
+
+func (e *editor) previousRemove(h int, key, value string) error {
+	if strings.TrimSpace(value) == e.opts.RemoveAllValue {
+		for _, p := range e.g.Parents(h) {
+			e.g.RemoveEdge(p, h)
+		}
+		return nil
+	}
+	ts, err := e.targets(h, key, value)
+	for _, t := range ts {
+		e.g.RemoveEdge(t, h)
+	}
+	return err
+}
+
+// previousRemoveRegex removes edges from every source whose full version
+// string (arch suffix included) matches. Checking only h's parents is the
+// same as upstream's scan of all nodes, since only existing edges go.
+func (e *editor) previousRemoveRegex(h int, _, value string) error {
+	if value == ".*" {
+		for _, p := range e.g.Parents(h) {
+			e.g.RemoveEdge(p, h)
+		}
+		return nil
+	}
+	re, err := e.matches.compile(value)
+	if err != nil {
+		return err
+	}
+	for _, p := range e.g.Parents(h) {
+		if e.matches.match(re, p) {
+			e.g.RemoveEdge(p, h)
+		}
+	}
+	return nil
+}
+
+func (e *editor) nextRemove(h int, key, value string) error {
+	ts, err := e.targets(h, key, value)
+	for _, t := range ts {
+		e.g.RemoveEdge(h, t)
+	}
+	return err
+}
+
+// matcher memoises regex compilation and per-node match results: thousands
+// of holders share a few hundred patterns.
+type matcher struct {
+	g        *graph.Graph
+	compiled map[string]*regexp.Regexp
+	results  map[*regexp.Regexp][]int8 // node index → 0 unknown, 1 no, 2 yes
+}
+
+func newMatcher(g *graph.Graph) *matcher {
+	return &matcher{g: g, compiled: map[string]*regexp.Regexp{}, results: map[*regexp.Regexp][]int8{}}
+}
+
+func (m *matcher) compile(pattern string) (*regexp.Regexp, error) {
+	if re, ok := m.compiled[pattern]; ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("regular expression does not compile: %w", err)
+	}
+	m.compiled[pattern] = re
+	return re, nil
+}
+
+func (m *matcher) match(re *regexp.Regexp, node int) bool {
+	r := m.results[re]
+	if r == nil {
+		r = make([]int8, m.g.Len())
+		m.results[re] = r
+	}
+	if r[node] == 0 {
+		r[node] = 1
+		if re.MatchString(m.g.Node(node).Version) {
+			r[node] = 2
+		}
+	}
+	return r[node] == 2
+}
+
+// memo registers an already compiled declaration pattern, sharing results
+// between declarations with the same text.
+func (m *matcher) memo(re *regexp.Regexp) *regexp.Regexp {
+	if known, ok := m.compiled[re.String()]; ok {
+		return known
+	}
+	m.compiled[re.String()] = re
+	return re
+}

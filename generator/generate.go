@@ -1,0 +1,84 @@
+// Package generator turns releases plus graph-data into a tree of static
+// Cincinnati graphs. The stages read top to bottom:
+//
+//	source → graph → graphdata + annotate → edges → policy → views → writer
+//
+// Build runs the stages up to the final graph-builder graph; Generate also
+// renders every channel × arch graph and per-version graph and stores them.
+package generator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/annotate"
+	"github.com/upgraph/upgraph/generator/edges"
+	"github.com/upgraph/upgraph/generator/graph"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/source"
+)
+
+// BuildOptions configure the graph-building stages.
+type BuildOptions struct {
+	GraphData graphdata.Options
+	// UpstreamQuirks reproduces upstream where it is probably accidental
+	// (see annotate.Options).
+	UpstreamQuirks bool
+	Logger         *slog.Logger
+}
+
+// Built is the final graph-builder graph and what it was made from.
+type Built struct {
+	Graph          *graph.Graph
+	GraphData      *graphdata.GraphData
+	ReleasesKind   string
+	ReleasesDigest string
+}
+
+// Build loads releases and graph-data and applies graph-data to the graph.
+func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts BuildOptions) (*Built, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	gd, err := graphdata.Load(graphData, opts.GraphData)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range gd.Warnings {
+		log.Warn("graph-data", "problem", w.Error())
+	}
+	g, err := releases.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range g.Nodes() {
+		if _, ok := n.SemVer(); !ok {
+			return nil, fmt.Errorf("release source %s: version %q is not valid SemVer; clusters would reject the whole graph", releases, n.Version)
+		}
+	}
+	sum := sha256.Sum256(g.Encode(g.SortedOrder()))
+	b := &Built{
+		GraphData:      gd,
+		ReleasesKind:   strings.SplitN(releases.String(), ":", 2)[0],
+		ReleasesDigest: "sha256:" + hex.EncodeToString(sum[:]),
+	}
+	for _, w := range annotate.Apply(g, gd, annotate.Options{UpstreamQuirks: opts.UpstreamQuirks}) {
+		log.Warn("graph-data", "problem", w)
+	}
+	warnings, err := edges.Apply(g, edges.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		log.Debug("edges", "note", w)
+	}
+	log.Info("graph built", "releases", g.Len(), "edges", g.EdgeCount(), "conditionalGroups", len(g.Conditional))
+	b.Graph = g
+	return b, nil
+}

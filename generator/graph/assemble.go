@@ -1,0 +1,94 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/upgraph/upgraph/generator/version"
+)
+
+// Release is one scraped release image: its release-metadata document with
+// the version's build already set to the image's architecture (spec §2.4).
+type Release struct {
+	Version  version.Version
+	Payload  string
+	Metadata map[string]string
+	Previous []version.Version
+	Next     []version.Version
+	// Origin names where the release came from (file, tag), for errors.
+	Origin string
+}
+
+// Assemble builds the graph-builder graph from releases (spec §2.11):
+// concrete nodes first, then previous/next edges within the release's
+// architecture, creating abstract nodes for versions nobody provided.
+func Assemble(releases []Release) (*Graph, error) {
+	g := New()
+	origins := map[string]string{}
+	for _, r := range releases {
+		v := r.Version.String()
+		if i, ok := g.Lookup(v); ok {
+			prev := g.Node(i)
+			if prev.Payload != r.Payload || prev.Metadata[KeyManifestRef] != r.Metadata[KeyManifestRef] {
+				return nil, fmt.Errorf("release %s is provided twice with different payloads: %s (%s) and %s (%s)",
+					v, prev.Payload, origins[v], r.Payload, r.Origin)
+			}
+			continue
+		}
+		md := make(map[string]string, len(r.Metadata))
+		for k, val := range r.Metadata {
+			md[k] = val
+		}
+		if _, err := g.AddNode(&Node{Version: v, Payload: r.Payload, Metadata: md}); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Origin, err)
+		}
+		origins[v] = r.Origin
+	}
+	for _, r := range releases {
+		self, _ := g.Lookup(r.Version.String())
+		build := r.Version.Build()
+		for _, p := range r.Previous {
+			g.AddEdge(g.ensure(p.WithBuild(build).String()), self)
+		}
+		for _, n := range r.Next {
+			g.AddEdge(self, g.ensure(n.WithBuild(build).String()))
+		}
+	}
+	if err := g.CheckAcyclic(); err != nil {
+		var ce *CycleError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("release metadata (previous/next) %w; involved releases: %s", err, describe(ce.Versions, origins))
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+// ensure returns the node for v, inserting an abstract node if needed.
+func (g *Graph) ensure(v string) int {
+	if i, ok := g.Lookup(v); ok {
+		return i
+	}
+	i, _ := g.AddNode(&Node{Version: v, Abstract: true})
+	return i
+}
+
+func describe(versions []string, origins map[string]string) string {
+	s := ""
+	seen := map[string]bool{}
+	for _, v := range versions {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		if s != "" {
+			s += ", "
+		}
+		if o, ok := origins[v]; ok {
+			s += v + " (" + o + ")"
+		} else {
+			s += v + " (abstract)"
+		}
+	}
+	return s
+}

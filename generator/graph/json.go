@@ -1,0 +1,269 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/upgraph/upgraph/generator/internal/jsonw"
+)
+
+// wireGraph is the graph-builder JSON format (spec §7.1).
+type wireGraph struct {
+	Nodes            []wireNode        `json:"nodes"`
+	Edges            []json.RawMessage `json:"edges"`
+	ConditionalEdges []wireConditional `json:"conditionalEdges"`
+}
+
+type wireNode struct {
+	Version  *string           `json:"version"`
+	Payload  *string           `json:"payload"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+type wireConditional struct {
+	Edges []EdgeRef `json:"edges"`
+	Risks []struct {
+		URL           string `json:"url"`
+		Name          string `json:"name"`
+		Message       string `json:"message"`
+		MatchingRules []struct {
+			Type   string `json:"type"`
+			PromQL struct {
+				PromQL string `json:"promql"`
+			} `json:"promql"`
+		} `json:"matchingRules"`
+	} `json:"risks"`
+}
+
+// UnmarshalJSON for EdgeRef accepts {"from","to"}.
+func (e *EdgeRef) UnmarshalJSON(b []byte) error {
+	var w struct{ From, To string }
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	e.From, e.To = w.From, w.To
+	return nil
+}
+
+// Decode reads a graph in graph-builder format (spec §7.3). name is used in
+// error messages, which carry the line of the problem where JSON allows it.
+func Decode(name string, data []byte) (*Graph, error) {
+	var w wireGraph
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, withLine(data, err))
+	}
+	if w.Nodes == nil || w.Edges == nil {
+		return nil, fmt.Errorf("%s: graph needs both \"nodes\" and \"edges\"", name)
+	}
+	g := New()
+	for i, wn := range w.Nodes {
+		if wn.Version == nil || *wn.Version == "" {
+			return nil, fmt.Errorf("%s: nodes[%d]: missing or empty version", name, i)
+		}
+		n := &Node{Version: *wn.Version}
+		// A node lacking payload or metadata is abstract, as upstream decodes it.
+		if wn.Payload != nil && wn.Metadata != nil {
+			n.Payload, n.Metadata = *wn.Payload, wn.Metadata
+		} else {
+			n.Abstract = true
+		}
+		if _, err := g.AddNode(n); err != nil {
+			return nil, fmt.Errorf("%s: nodes[%d]: %w", name, i, err)
+		}
+	}
+	for i, raw := range w.Edges {
+		var pair []int
+		if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
+			return nil, fmt.Errorf("%s: edges[%d]: want [from, to] node indices, got %s", name, i, raw)
+		}
+		if pair[0] < 0 || pair[0] >= g.Len() || pair[1] < 0 || pair[1] >= g.Len() {
+			return nil, fmt.Errorf("%s: edges[%d]: index out of range in %s (%d nodes)", name, i, raw, g.Len())
+		}
+		if pair[0] == pair[1] {
+			return nil, fmt.Errorf("%s: edges[%d]: self-loop on %s", name, i, g.Node(pair[0]).Version)
+		}
+		g.AddEdge(pair[0], pair[1])
+	}
+	if err := g.CheckAcyclic(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for _, wc := range w.ConditionalEdges {
+		ce := ConditionalEdge{Edges: wc.Edges}
+		for _, wr := range wc.Risks {
+			r := Risk{URL: wr.URL, Name: wr.Name, Message: wr.Message}
+			for _, mr := range wr.MatchingRules {
+				r.MatchingRules = append(r.MatchingRules, MatchingRule{Type: mr.Type, PromQL: mr.PromQL.PromQL})
+			}
+			ce.Risks = append(ce.Risks, r)
+		}
+		g.Conditional = append(g.Conditional, ce)
+	}
+	return g, nil
+}
+
+// withLine adds the line and column to JSON errors that carry an offset.
+func withLine(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line, col := LineCol(data, off)
+	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// LineCol converts a byte offset into 1-based line and column numbers.
+func LineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// Encode writes the graph in graph-builder format with nodes in the given
+// order (nil: insertion order). Metadata keys are sorted.
+func (g *Graph) Encode(order []int) []byte {
+	if order == nil {
+		order = make([]int, g.Len())
+		for i := range order {
+			order[i] = i
+		}
+	}
+	pos := make([]int, g.Len())
+	for p, i := range order {
+		pos[i] = p
+	}
+	b := []byte(`{"nodes":[`)
+	for p, i := range order {
+		if p > 0 {
+			b = append(b, ',')
+		}
+		b = AppendNode(b, g.nodes[i].Version, g.nodes[i])
+	}
+	b = append(b, `],"edges":[`...)
+	edges := g.Edges()
+	for k := range edges {
+		edges[k] = [2]int{pos[edges[k][0]], pos[edges[k][1]]}
+	}
+	sort.Slice(edges, func(a, c int) bool {
+		if edges[a][0] != edges[c][0] {
+			return edges[a][0] < edges[c][0]
+		}
+		return edges[a][1] < edges[c][1]
+	})
+	for k, e := range edges {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = AppendEdge(b, e[0], e[1])
+	}
+	b = append(b, `],"conditionalEdges":`...)
+	b = AppendConditional(b, g.Conditional)
+	return append(b, '}')
+}
+
+// AppendNode appends a node object under the given displayed version.
+func AppendNode(b []byte, displayVersion string, n *Node) []byte {
+	b = append(b, `{"version":`...)
+	b = jsonw.String(b, displayVersion)
+	if !n.Abstract {
+		b = append(b, `,"payload":`...)
+		b = jsonw.String(b, n.Payload)
+		b = append(b, `,"metadata":`...)
+		b = jsonw.StringMap(b, n.Metadata)
+	}
+	return append(b, '}')
+}
+
+// AppendEdge appends an index pair.
+func AppendEdge(b []byte, from, to int) []byte {
+	b = append(b, '[')
+	b = jsonw.Int(b, from)
+	b = append(b, ',')
+	b = jsonw.Int(b, to)
+	return append(b, ']')
+}
+
+// AppendConditional appends a conditionalEdges array (spec §7.1 key order).
+func AppendConditional(b []byte, groups []ConditionalEdge) []byte {
+	b = append(b, '[')
+	for gi, ce := range groups {
+		if gi > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"edges":[`...)
+		for i, e := range ce.Edges {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"from":`...)
+			b = jsonw.String(b, e.From)
+			b = append(b, `,"to":`...)
+			b = jsonw.String(b, e.To)
+			b = append(b, '}')
+		}
+		b = append(b, `],"risks":`...)
+		b = AppendRisks(b, ce.Risks)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// AppendRisks appends a risks array; a rule's promql object is omitted when
+// its query is empty, as upstream serializes "Always" rules.
+func AppendRisks(b []byte, risks []Risk) []byte {
+	b = append(b, '[')
+	for i, r := range risks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"url":`...)
+		b = jsonw.String(b, r.URL)
+		b = append(b, `,"name":`...)
+		b = jsonw.String(b, r.Name)
+		b = append(b, `,"message":`...)
+		b = jsonw.String(b, r.Message)
+		b = append(b, `,"matchingRules":[`...)
+		for k, mr := range r.MatchingRules {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":`...)
+			b = jsonw.String(b, mr.Type)
+			if mr.PromQL != "" {
+				b = append(b, `,"promql":{"promql":`...)
+				b = jsonw.String(b, mr.PromQL)
+				b = append(b, '}')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, ']')
+}
+
+// SortedOrder returns node indices ordered by SemVer precedence, then by
+// version string; versions that are not SemVer sort last by string.
+func (g *Graph) SortedOrder() []int {
+	order := make([]int, g.Len())
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, c int) bool { return NodeLess(g.nodes[order[a]], g.nodes[order[c]]) })
+	return order
+}

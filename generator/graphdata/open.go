@@ -1,0 +1,110 @@
+package graphdata
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing/fstest"
+)
+
+// Limits on a graph-data archive; the real tree is under 10 MB.
+const (
+	maxArchiveFile  = 64 << 20
+	maxArchiveTotal = 512 << 20
+)
+
+// Open returns the graph-data tree at p: a directory, or a .tar.gz / .tgz
+// archive such as the one a graph-builder serves at /graph-data (or a
+// GitHub tarball, whose single top-level directory is stepped into).
+func Open(p string) (fs.FS, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("graph-data: %w", err)
+	}
+	if st.IsDir() {
+		return os.DirFS(p), nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("graph-data: %w", err)
+	}
+	defer f.Close()
+	fsys, err := ReadArchive(f)
+	if err != nil {
+		return nil, fmt.Errorf("graph-data %s: %w", p, err)
+	}
+	return fsys, nil
+}
+
+// ReadArchive reads a gzip-compressed tar into memory and returns the
+// subtree holding the "version" file. Only regular files are kept; links
+// and paths escaping the archive are rejected rather than followed.
+func ReadArchive(r io.Reader) (fs.FS, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a gzip-compressed tar: %w", err)
+	}
+	tr := tar.NewReader(zr)
+	files := fstest.MapFS{}
+	var total int64
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading tar: %w", err)
+		}
+		name := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
+		if name == "" || strings.HasPrefix(h.Name, "../") || strings.Contains(h.Name, "/../") {
+			if h.Typeflag == tar.TypeDir {
+				continue
+			}
+			return nil, fmt.Errorf("tar entry %q escapes the archive", h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeReg:
+		case tar.TypeDir:
+			files[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+			continue
+		default:
+			continue // links, devices: never followed
+		}
+		if h.Size > maxArchiveFile {
+			return nil, fmt.Errorf("tar entry %q is %d bytes, over the %d limit", h.Name, h.Size, maxArchiveFile)
+		}
+		total += h.Size
+		if total > maxArchiveTotal {
+			return nil, fmt.Errorf("archive expands to over %d bytes", maxArchiveTotal)
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, maxArchiveFile))
+		if err != nil {
+			return nil, fmt.Errorf("reading tar entry %q: %w", h.Name, err)
+		}
+		files[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	root := ""
+	found := false
+	for name := range files {
+		if path.Base(name) != "version" || files[name].Mode.IsDir() {
+			continue
+		}
+		dir := path.Dir(name)
+		if !found || len(dir) < len(root) || (len(dir) == len(root) && dir < root) {
+			root, found = dir, true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("no graph-data \"version\" file in the archive")
+	}
+	if root == "." {
+		return files, nil
+	}
+	return fs.Sub(files, root)
+}

@@ -1,0 +1,74 @@
+// Package jsonw writes compact JSON byte-for-byte the way upstream
+// Cincinnati (serde_json) does: only '"', '\\' and control characters are
+// escaped, so '<', '>', '&' and U+2028/U+2029 pass through. encoding/json
+// cannot be told to do that, and graph files are written in bulk, so a
+// small append-style writer is both exact and fast.
+package jsonw
+
+import (
+	"slices"
+	"strconv"
+)
+
+const hex = "0123456789abcdef"
+
+// String appends s as a JSON string literal.
+func String(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Key appends a quoted object key followed by ':'.
+func Key(b []byte, k string) []byte {
+	return append(String(b, k), ':')
+}
+
+// Int appends a decimal integer.
+func Int(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
+
+// StringMap appends m as an object with keys in byte order, which is what
+// makes metadata output deterministic.
+func StringMap(b []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = Key(b, k)
+		b = String(b, m[k])
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,118 @@
+// Package manifest defines index.json, the table of contents of an output
+// tree: what went in, which graphs exist, and the digest and size of every
+// file. Servers, publishers and diff tools read the tree through it.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// Format is the version of the output layout described here.
+const Format = 1
+
+// FileName is the manifest's name at the root of a tree.
+const FileName = "index.json"
+
+// Manifest is the content of index.json.
+type Manifest struct {
+	Format    int    `json:"format"`
+	Generator string `json:"generator"`
+	// GeneratedAt is RFC 3339 UTC, from SOURCE_DATE_EPOCH when set.
+	GeneratedAt string          `json:"generatedAt"`
+	Inputs      Inputs          `json:"inputs"`
+	Arches      []string        `json:"arches"`
+	Channels    []string        `json:"channels"`
+	Counts      Counts          `json:"counts"`
+	Graphs      []Graph         `json:"graphs"`
+	Files       map[string]File `json:"files"`
+}
+
+// Inputs identify what the tree was generated from.
+type Inputs struct {
+	GraphData GraphDataInput `json:"graphData"`
+	Releases  ReleasesInput  `json:"releases"`
+}
+
+// GraphDataInput identifies the graph-data tree.
+type GraphDataInput struct {
+	Version string `json:"version"`
+	Digest  string `json:"digest"`
+}
+
+// ReleasesInput identifies the release set: Kind is the source kind
+// ("graph", "metadata", …) and Digest a sha256 of the canonical unfiltered
+// graph, so the same releases from any source kind give the same digest.
+type ReleasesInput struct {
+	Kind   string `json:"kind"`
+	Digest string `json:"digest"`
+}
+
+// Counts summarise the generation.
+type Counts struct {
+	Releases         int `json:"releases"`
+	AbstractReleases int `json:"abstractReleases"`
+	Edges            int `json:"edges"`
+	ConditionalEdges int `json:"conditionalEdges"`
+	Graphs           int `json:"graphs"`
+	VersionGraphs    int `json:"versionGraphs"`
+	Files            int `json:"files"`
+	Bytes            int64 `json:"bytes"`
+}
+
+// Graph describes one channel × arch graph. Its file is GraphPath; the
+// per-version file of each entry of Versions (served version strings, in
+// node order) is VersionPath.
+type Graph struct {
+	Channel          string   `json:"channel"`
+	Arch             string   `json:"arch"`
+	Path             string   `json:"path"`
+	Nodes            int      `json:"nodes"`
+	Edges            int      `json:"edges"`
+	ConditionalEdges int      `json:"conditionalEdges"`
+	Versions         []string `json:"versions"`
+}
+
+// File is the digest and size of one file of the tree.
+type File struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// GraphPath is where the channel × arch graph lives in a tree.
+func GraphPath(arch, channel string) string {
+	return path.Join("graph", arch, channel+".json")
+}
+
+// Encode renders the manifest deterministically (map keys sorted, no HTML
+// escaping), ending in a newline.
+func (m *Manifest) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Read loads index.json from the tree at dir.
+func Read(dir string) (*Manifest, error) {
+	p := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if m.Format != Format {
+		return nil, fmt.Errorf("%s: format %d, this upgraph reads format %d", p, m.Format, Format)
+	}
+	return &m, nil
+}

@@ -1,0 +1,174 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/graph"
+	"github.com/upgraph/upgraph/generator/version"
+)
+
+// MetadataKind is the required "kind" of a release-metadata document.
+const MetadataKind = "cincinnati-metadata-v0"
+
+// MetadataDocument is one file of a metadata:DIR source: the
+// release-metadata document found in a release image
+// (release-manifests/release-metadata, spec §2.7) plus what the scraper
+// learned from the registry: the payload reference, the image's
+// architecture, and optionally the manifest digest.
+//
+//	{"kind": "cincinnati-metadata-v0", "version": "4.16.3",
+//	 "previous": ["4.16.2"], "next": [], "metadata": {"url": "…"},
+//	 "payload": "quay.io/openshift-release-dev/ocp-release@sha256:…",
+//	 "arch": "amd64", "manifestref": "sha256:…"}
+//
+// manifestref defaults to the digest of a digest-pinned payload.
+type MetadataDocument struct {
+	Kind        string            `json:"kind"`
+	Version     string            `json:"version"`
+	Previous    []string          `json:"previous"`
+	Next        []string          `json:"next"`
+	Metadata    map[string]string `json:"metadata"`
+	Payload     string            `json:"payload"`
+	Arch        string            `json:"arch"`
+	ManifestRef string            `json:"manifestref"`
+}
+
+var archPattern = regexp.MustCompile(`^[0-9a-z]+$`)
+
+// MetadataDir reads every *.json file directly in Dir, in name order.
+type MetadataDir struct {
+	Dir string
+	// FS, when set, is read instead of the directory Dir (which then only
+	// names the source), e.g. for embedded demo data.
+	FS     fs.FS
+	Logger *slog.Logger
+}
+
+func (s *MetadataDir) String() string { return "metadata:" + s.Dir }
+
+// Graph reads the documents and assembles the graph.
+func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
+	fsys := s.FS
+	if fsys == nil {
+		fsys = os.DirFS(s.Dir)
+	}
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("release source: %w", err)
+	}
+	var releases []graph.Release
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(s.Dir, e.Name())
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("release source: %w", err)
+		}
+		r, keep, err := ParseMetadataDocument(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if !keep {
+			s.Logger.Info("skipping single-arch shard of a multi payload", "file", path, "version", r.Version.String())
+			continue
+		}
+		releases = append(releases, r)
+	}
+	if len(releases) == 0 {
+		return nil, fmt.Errorf("release source %s: no release-metadata documents (*.json)", s.Dir)
+	}
+	return graph.Assemble(releases)
+}
+
+// ParseMetadataDocument validates one document and turns it into a
+// release the way the registry scraper does (spec §2.4 steps 5–7). keep is
+// false for a per-arch shard of a multi payload, which upstream drops.
+func ParseMetadataDocument(name string, data []byte) (r graph.Release, keep bool, err error) {
+	var doc MetadataDocument
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return r, false, fmt.Errorf("%s: %w", name, jsonPosition(data, err))
+	}
+	fail := func(field, format string, args ...any) error {
+		line := fieldLine(data, field)
+		return fmt.Errorf("%s:%d: %s: %s", name, line, field, fmt.Sprintf(format, args...))
+	}
+	if doc.Kind != MetadataKind {
+		return r, false, fail("kind", "want %q, got %q", MetadataKind, doc.Kind)
+	}
+	v, err := version.Parse(doc.Version)
+	if err != nil {
+		return r, false, fail("version", "%v", err)
+	}
+	if !archPattern.MatchString(doc.Arch) {
+		return r, false, fail("arch", "want an architecture such as amd64, arm64 or multi, got %q", doc.Arch)
+	}
+	if doc.Payload == "" {
+		return r, false, fail("payload", "missing payload pull spec")
+	}
+	r = graph.Release{Version: v.WithBuild(doc.Arch), Payload: doc.Payload, Origin: name, Metadata: map[string]string{}}
+	for k, val := range doc.Metadata {
+		r.Metadata[k] = val
+	}
+	ref := doc.ManifestRef
+	if _, digest, ok := strings.Cut(doc.Payload, "@"); ok && ref == "" {
+		ref = digest
+	}
+	if ref != "" {
+		r.Metadata[graph.KeyManifestRef] = ref
+	}
+	r.Metadata[graph.KeyArch] = doc.Arch
+	for _, list := range []struct {
+		field string
+		in    []string
+		out   *[]version.Version
+	}{{"previous", doc.Previous, &r.Previous}, {"next", doc.Next, &r.Next}} {
+		for _, s := range list.in {
+			pv, err := version.Parse(s)
+			if err != nil {
+				return r, false, fail(list.field, "%v", err)
+			}
+			*list.out = append(*list.out, pv)
+		}
+	}
+	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
+	return r, keep, nil
+}
+
+func jsonPosition(data []byte, err error) error {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line, col := graph.LineCol(data, off)
+	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// fieldLine finds the line of a top-level field for error messages.
+func fieldLine(data []byte, field string) int {
+	i := bytes.Index(data, []byte(`"`+field+`"`))
+	if i < 0 {
+		return 1
+	}
+	return 1 + bytes.Count(data[:i], []byte{'\n'})
+}

@@ -1,0 +1,119 @@
+// Package writer stores a generation's files. A generation becomes visible
+// to readers all at once, on Commit, or not at all.
+package writer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Store receives generations.
+type Store interface {
+	Begin(ctx context.Context) (Staging, error)
+}
+
+// Staging collects one generation's files.
+type Staging interface {
+	// Put stores a file; name is slash-separated and relative. Safe for
+	// concurrent use.
+	Put(ctx context.Context, name string, data []byte) error
+	// Commit makes the generation visible, replacing the previous one.
+	Commit(ctx context.Context) error
+	// Abort discards the generation; the previous one stays as it was.
+	Abort() error
+}
+
+// DirStore keeps the current generation in directory Dir. A generation is
+// built in a sibling directory and swapped in, so readers see either the
+// old tree or the new one, never a mix, and a failed or interrupted run
+// leaves the old tree as it was.
+type DirStore struct{ Dir string }
+
+// Begin creates the staging directory next to Dir.
+func (s DirStore) Begin(ctx context.Context) (Staging, error) {
+	dir := filepath.Clean(s.Dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("output %s exists and is not a directory", dir)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(parent, "."+filepath.Base(dir)+".upgraph-"+hex.EncodeToString(rnd[:]))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	return &dirStaging{final: dir, tmp: tmp}, nil
+}
+
+type dirStaging struct {
+	final, tmp string
+	dirs       sync.Map // created subdirectories
+}
+
+func (d *dirStaging) Put(ctx context.Context, name string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !fs.ValidPath(name) || strings.Contains(name, `\`) {
+		return fmt.Errorf("output: invalid file name %q", name)
+	}
+	p := filepath.Join(d.tmp, filepath.FromSlash(name))
+	dir := filepath.Dir(p)
+	if _, ok := d.dirs.Load(dir); !ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
+		d.dirs.Store(dir, true)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return nil
+}
+
+func (d *dirStaging) Commit(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := syncTree(d.tmp); err != nil {
+		return fmt.Errorf("output: flushing %s: %w", d.tmp, err)
+	}
+	if _, err := os.Lstat(d.final); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(d.tmp, d.final); err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
+		return nil
+	}
+	if err := exchange(d.tmp, d.final); err != nil {
+		return fmt.Errorf("output: swapping in %s: %w", d.final, err)
+	}
+	// tmp now holds the previous generation.
+	return os.RemoveAll(d.tmp)
+}
+
+func (d *dirStaging) Abort() error { return os.RemoveAll(d.tmp) }
+
+// renameSwap is the portable fallback: the final path is briefly absent
+// between the two renames, but never holds a partial tree.
+func renameSwap(tmp, final string) error {
+	old := tmp + ".old"
+	if err := os.Rename(final, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		_ = os.Rename(old, final)
+		return err
+	}
+	return os.Rename(old, tmp)
+}
