@@ -69,10 +69,13 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	if err := renderAll(ctx, b, channels, arches, staging, m, opts.Workers); err != nil {
 		_ = staging.Abort()
 		return nil, err
 	}
+	log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
+	start = time.Now()
 	index, err := m.Encode()
 	if err == nil {
 		err = staging.Put(ctx, manifest.FileName, index)
@@ -84,6 +87,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		_ = staging.Abort()
 		return nil, err
 	}
+	log.Debug("committed", "duration", time.Since(start))
 	return m, nil
 }
 
@@ -118,121 +122,197 @@ func selectOutputs(b *Built, opts RenderOptions, log *slog.Logger) (channels, ar
 
 type job struct{ channel, arch string }
 
-// renderAll renders jobs on a bounded pool. Each worker has its own
-// Renderer so node encodings are reused without locking.
+// plannedFile is one file of the tree. owner is the index of the planned
+// file whose content it shares (itself for the first of its content).
+type plannedFile struct {
+	name  string
+	job   int
+	pos   int // node position in the view; -1 for the channel graph
+	owner int
+}
+
+// renderAll writes the tree in phases so that no worker waits on another:
+// views and content keys are computed in parallel, each distinct content
+// is assigned to its first file in job order, owners are rendered, hashed
+// and written in parallel, and the other files become links to them.
 func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) error {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	ix := policy.NewIndex(b.Graph)
-	jobs := make(chan job)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
-	}
-	put := func(name string, data []byte) error {
-		sum := sha256.Sum256(data)
-		if err := st.Put(ctx, name, data); err != nil {
-			return err
-		}
-		mu.Lock()
-		m.Files[name] = manifest.File{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
-		m.Counts.Bytes += int64(len(data))
-		mu.Unlock()
-		return nil
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := views.NewRenderer(b.Graph)
-			for j := range jobs {
-				entry, err := renderJob(ix, r, j, put)
-				if err != nil {
-					fail(err)
-					continue
-				}
-				mu.Lock()
-				m.Graphs = append(m.Graphs, entry)
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
+	var jobs []job
 	for _, c := range channels {
 		for _, a := range arches {
-			select {
-			case jobs <- job{c, a}:
-			case <-ctx.Done():
-				break feed
-			}
+			jobs = append(jobs, job{c, a})
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	// Only the keys are kept between phases: holding every view would
+	// double peak memory, and recomputing one costs little.
+	type jobKeys struct {
+		channel  string
+		versions []string
+		keys     []string
 	}
-	if err := ctx.Err(); err != nil {
+	keys := make([]jobKeys, len(jobs))
+	m.Graphs = make([]manifest.Graph, len(jobs))
+	err := parallel(ctx, workers, len(jobs), func(_, i int) error {
+		v := ix.View(jobs[i].channel, jobs[i].arch)
+		if err := checkUniqueVersions(ix, v); err != nil {
+			return err
+		}
+		l := views.NewLayout(v)
+		keys[i] = jobKeys{l.ChannelKey, v.Versions, l.VersionKeys}
+		m.Graphs[i] = manifest.Graph{
+			Channel: jobs[i].channel, Arch: jobs[i].arch, Path: manifest.GraphPath(jobs[i].arch, jobs[i].channel),
+			Nodes: len(v.Nodes), Edges: len(v.Edges), ConditionalEdges: len(v.ConditionalPairs),
+			Versions: v.Versions,
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	slices.SortFunc(m.Graphs, func(x, y manifest.Graph) int {
-		if x.Channel != y.Channel {
-			return cmpString(x.Channel, y.Channel)
+
+	links, canLink := st.(writer.Linker)
+	var plan []plannedFile
+	jobStart := make([]int, len(jobs)+1)
+	owners := map[string]int{}
+	add := func(name, key string, j, pos int) {
+		owner, seen := owners[key]
+		if !seen || !canLink {
+			owner = len(plan)
+			owners[key] = owner
 		}
-		return cmpString(x.Arch, y.Arch)
+		plan = append(plan, plannedFile{name: name, job: j, pos: pos, owner: owner})
+	}
+	owned := make([]bool, len(jobs))
+	for j, jk := range keys {
+		jobStart[j] = len(plan)
+		add(manifest.GraphPath(jobs[j].arch, jobs[j].channel), jk.channel, j, -1)
+		dir := path.Join("graph", jobs[j].arch, jobs[j].channel)
+		for p, v := range jk.versions {
+			add(path.Join(dir, views.FileName(v)), jk.keys[p], j, p)
+		}
+		for k := jobStart[j]; k < len(plan); k++ {
+			owned[j] = owned[j] || plan[k].owner == k
+		}
+	}
+	keys = nil
+	jobStart[len(jobs)] = len(plan)
+
+	info := make([]manifest.File, len(plan))
+	renderers := make([]*views.Renderer, workers)
+	for w := range renderers {
+		renderers[w] = views.NewRenderer(b.Graph)
+	}
+	err = parallel(ctx, workers, len(jobs), func(w, j int) error {
+		if !owned[j] {
+			return nil
+		}
+		r, l := renderers[w], views.NewLayout(ix.View(jobs[j].channel, jobs[j].arch))
+		var buf []byte
+		for k := jobStart[j]; k < jobStart[j+1]; k++ {
+			f := plan[k]
+			if f.owner != k {
+				continue
+			}
+			if f.pos < 0 {
+				buf = r.Channel(l.View)
+			} else {
+				buf = r.Version(buf[:0], l, f.pos)
+			}
+			sum := sha256.Sum256(buf)
+			info[k] = manifest.File{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(buf))}
+			if err := st.Put(ctx, f.name, buf); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	m.Counts.Graphs = len(m.Graphs)
+	if err != nil {
+		return err
+	}
+	err = parallel(ctx, workers, len(jobs), func(_, j int) error {
+		for k := jobStart[j]; k < jobStart[j+1]; k++ {
+			if f := plan[k]; f.owner != k {
+				if err := links.Link(ctx, plan[f.owner].name, f.name); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	for k, f := range plan {
+		fi := info[f.owner]
+		m.Files[f.name] = fi
+		m.Counts.Bytes += fi.Size
+		if f.owner == k {
+			m.Counts.DistinctFiles++
+			m.Counts.DistinctBytes += fi.Size
+		}
+	}
 	for _, g := range m.Graphs {
 		m.Counts.VersionGraphs += len(g.Versions)
 	}
+	m.Counts.Graphs = len(m.Graphs)
 	m.Counts.Files = len(m.Files) + 1 // index.json itself
 	return nil
 }
 
-func renderJob(ix *policy.Index, r *views.Renderer, j job, put func(string, []byte) error) (manifest.Graph, error) {
-	v := ix.View(j.channel, j.arch)
-	entry := manifest.Graph{
-		Channel: j.channel, Arch: j.arch, Path: manifest.GraphPath(j.arch, j.channel),
-		Nodes: len(v.Nodes), Edges: len(v.Edges), ConditionalEdges: len(v.ConditionalPairs),
-		Versions: v.Versions,
-	}
+// checkUniqueVersions rejects a view in which two releases would be served
+// under the same version string (their per-version files would collide).
+func checkUniqueVersions(ix *policy.Index, v *policy.ChannelView) error {
 	seen := make(map[string]int, len(v.Versions))
 	for p, s := range v.Versions {
 		if q, dup := seen[s]; dup {
 			g := ix.Graph()
-			return entry, fmt.Errorf("channel %s, arch %s: releases %s and %s are both served as version %s",
-				j.channel, j.arch, g.Node(v.Nodes[q]).Version, g.Node(v.Nodes[p]).Version, s)
+			return fmt.Errorf("channel %s, arch %s: releases %s and %s are both served as version %s",
+				v.Channel, v.Arch, g.Node(v.Nodes[q]).Version, g.Node(v.Nodes[p]).Version, s)
 		}
 		seen[s] = p
 	}
-	if err := put(entry.Path, r.Channel(v)); err != nil {
-		return entry, err
-	}
-	dir := path.Join("graph", j.arch, j.channel)
-	err := r.Versions(v, func(pv views.Version) error {
-		return put(path.Join(dir, views.FileName(pv.Version)), pv.Body)
-	})
-	return entry, err
+	return nil
 }
 
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// parallel runs fn for i in [0, n) on a bounded pool; worker is the
+// pool slot, for per-worker state. The first error cancels the rest.
+func parallel(ctx context.Context, workers, n int, fn func(worker, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(w, i); err != nil {
+					once.Do(func() { firstErr = err })
+					cancel()
+				}
+			}
+		}()
 	}
-	return 0
+feed:
+	for i := 0; i < n; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
 }

@@ -40,11 +40,43 @@ func Canonical(current Release, updates []Release, conditional []ConditionalUpda
 		}
 		s.ConditionalUpdates = append(s.ConditionalUpdates, cu)
 	}
-	sort.SliceStable(s.Updates, func(i, j int) bool { return newer(s.Updates[i], s.Updates[j]) })
-	sort.SliceStable(s.ConditionalUpdates, func(i, j int) bool {
-		return newer(s.ConditionalUpdates[i].Release, s.ConditionalUpdates[j].Release)
-	})
+	sortNewestFirst(s.Updates, func(r Release) Release { return r })
+	sortNewestFirst(s.ConditionalUpdates, func(c ConditionalUpdate) Release { return c.Release })
 	return s
+}
+
+// sortNewestFirst orders by semver precedence, newest first (the CVO's
+// setAvailableUpdates order), then by version string and image so that
+// entries of equal precedence (build metadata) sort deterministically. Each
+// version is parsed once rather than once per comparison.
+func sortNewestFirst[T any](items []T, release func(T) Release) {
+	type keyed struct {
+		item T
+		rel  Release
+		v    semver.Version
+		ok   bool
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		r := release(it)
+		v, err := semver.Parse(r.Version)
+		ks[i] = keyed{it, r, v, err == nil}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.ok && b.ok {
+			if c := a.v.Compare(b.v); c != 0 {
+				return c > 0
+			}
+		}
+		if a.rel.Version != b.rel.Version {
+			return a.rel.Version > b.rel.Version
+		}
+		return a.rel.Image < b.rel.Image
+	})
+	for i := range ks {
+		items[i] = ks[i].item
+	}
 }
 
 func copyRelease(r Release) Release {
@@ -57,23 +89,6 @@ func nilIfEmpty[T any](s []T) []T {
 		return nil
 	}
 	return s
-}
-
-// newer orders by semver precedence, newest first (the CVO's
-// setAvailableUpdates order), then by version string and image so that
-// entries of equal precedence (build metadata) sort deterministically.
-func newer(a, b Release) bool {
-	va, errA := semver.Parse(a.Version)
-	vb, errB := semver.Parse(b.Version)
-	if errA == nil && errB == nil {
-		if c := va.Compare(vb); c != 0 {
-			return c > 0
-		}
-	}
-	if a.Version != b.Version {
-		return a.Version > b.Version
-	}
-	return a.Image < b.Image
 }
 
 // String renders the snapshot one fact per line, so a text diff of two

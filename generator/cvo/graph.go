@@ -77,11 +77,39 @@ type pending struct {
 // current release and the unconditional updates), although the CVO discards
 // them whenever err != nil.
 func Updates(body []byte, channel string, desiredArch, currentArch string, current semver.Version) (Release, []Release, []ConditionalUpdate, error) {
-	var cur Release
+	g, err := Parse(body)
+	if err != nil {
+		return Release{}, nil, nil, err
+	}
+	return g.Updates(channel, desiredArch, currentArch, current)
+}
+
+// Graph is a parsed graph response; one parse serves the update
+// computation of every version in it.
+type Graph struct {
+	g graph
+	// versions caches each node's Version.String(), which the conditional
+	// target lookup compares against for every entry.
+	versions []string
+}
+
+// Parse decodes a graph response as the CVO does.
+func Parse(body []byte) (*Graph, error) {
 	var g graph
 	if err := json.Unmarshal(body, &g); err != nil {
-		return cur, nil, nil, &Error{Reason: "ResponseInvalid", Message: err.Error(), cause: err}
+		return nil, &Error{Reason: "ResponseInvalid", Message: err.Error(), cause: err}
 	}
+	pg := &Graph{g: g, versions: make([]string, len(g.Nodes))}
+	for i, n := range g.Nodes {
+		pg.versions[i] = n.Version.String()
+	}
+	return pg, nil
+}
+
+// Updates computes what a cluster at current reads from the graph.
+func (pg *Graph) Updates(channel string, desiredArch, currentArch string, current semver.Version) (Release, []Release, []ConditionalUpdate, error) {
+	var cur Release
+	g := pg.g
 
 	currentIdx := -1
 	for i, n := range g.Nodes {
@@ -135,8 +163,8 @@ func Updates(body []byte, channel string, desiredArch, currentArch string, curre
 				continue
 			}
 			target := -1
-			for i, n := range g.Nodes {
-				if n.Version.String() == e.To {
+			for i, v := range pg.versions {
+				if v == e.To {
 					target = i
 					break
 				}

@@ -3,6 +3,7 @@ package edges
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
@@ -45,17 +46,22 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 			}
 		}
 	}
+	rank := g.Ranks()
 	sort.Slice(order, func(a, b int) bool {
-		na, nb := g.Node(order[a].to), g.Node(order[b].to)
-		if na != nb {
-			return graph.NodeLess(na, nb)
+		if ta, tb := rank[order[a].to], rank[order[b].to]; ta != tb {
+			return ta < tb
 		}
-		return graph.NodeLess(g.Node(order[a].from), g.Node(order[b].from))
+		return rank[order[a].from] < rank[order[b].from]
 	})
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
+	var keyBuf []byte
 	for _, p := range order {
-		key := fmt.Sprint(lists[p])
+		keyBuf = keyBuf[:0]
+		for _, id := range lists[p] {
+			keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
+		}
+		key := string(keyBuf)
 		gi, ok := groupOf[key]
 		if !ok {
 			gi = len(groups)

@@ -48,10 +48,10 @@ func Assemble(releases []Release) (*Graph, error) {
 		self, _ := g.Lookup(r.Version.String())
 		build := r.Version.Build()
 		for _, p := range r.Previous {
-			g.AddEdge(g.ensure(p.WithBuild(build).String()), self)
+			g.AddEdge(g.ensure(p.StringWithBuild(build)), self)
 		}
 		for _, n := range r.Next {
-			g.AddEdge(self, g.ensure(n.WithBuild(build).String()))
+			g.AddEdge(self, g.ensure(n.StringWithBuild(build)))
 		}
 	}
 	if err := g.CheckAcyclic(); err != nil {

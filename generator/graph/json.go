@@ -156,21 +156,21 @@ func (g *Graph) Encode(order []int) []byte {
 		b = AppendNode(b, g.nodes[i].Version, g.nodes[i])
 	}
 	b = append(b, `],"edges":[`...)
-	edges := g.Edges()
-	for k := range edges {
-		edges[k] = [2]int{pos[edges[k][0]], pos[edges[k][1]]}
-	}
-	sort.Slice(edges, func(a, c int) bool {
-		if edges[a][0] != edges[c][0] {
-			return edges[a][0] < edges[c][0]
+	first := true
+	var targets []int
+	for p, i := range order {
+		targets = targets[:0]
+		for t := range g.out[i] {
+			targets = append(targets, pos[t])
 		}
-		return edges[a][1] < edges[c][1]
-	})
-	for k, e := range edges {
-		if k > 0 {
-			b = append(b, ',')
+		sort.Ints(targets)
+		for _, t := range targets {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = AppendEdge(b, p, t)
 		}
-		b = AppendEdge(b, e[0], e[1])
 	}
 	b = append(b, `],"conditionalEdges":`...)
 	b = AppendConditional(b, g.Conditional)

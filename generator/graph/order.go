@@ -16,3 +16,13 @@ func NodeLess(a, b *Node) bool {
 		return a.Version < b.Version
 	}
 }
+
+// Ranks returns each node's position in the output order, so that callers
+// sorting many edges compare integers instead of versions.
+func (g *Graph) Ranks() []int {
+	ranks := make([]int, g.Len())
+	for r, i := range g.SortedOrder() {
+		ranks[i] = r
+	}
+	return ranks
+}

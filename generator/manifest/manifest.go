@@ -54,14 +54,19 @@ type ReleasesInput struct {
 
 // Counts summarise the generation.
 type Counts struct {
-	Releases         int `json:"releases"`
-	AbstractReleases int `json:"abstractReleases"`
-	Edges            int `json:"edges"`
-	ConditionalEdges int `json:"conditionalEdges"`
-	Graphs           int `json:"graphs"`
-	VersionGraphs    int `json:"versionGraphs"`
-	Files            int `json:"files"`
+	Releases         int   `json:"releases"`
+	AbstractReleases int   `json:"abstractReleases"`
+	Edges            int   `json:"edges"`
+	ConditionalEdges int   `json:"conditionalEdges"`
+	Graphs           int   `json:"graphs"`
+	VersionGraphs    int   `json:"versionGraphs"`
+	Files            int   `json:"files"`
 	Bytes            int64 `json:"bytes"`
+	// DistinctFiles and DistinctBytes count files with content of their
+	// own (index.json excluded); in a directory tree the others are hard
+	// links to them.
+	DistinctFiles int   `json:"distinctFiles"`
+	DistinctBytes int64 `json:"distinctBytes"`
 }
 
 // Graph describes one channel × arch graph. Its file is GraphPath; the

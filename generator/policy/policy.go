@@ -27,13 +27,14 @@ type Index struct {
 	arches    [][]string       // node → arch list
 	condByTo  map[int][]condPair
 	groups    []graph.ConditionalEdge
+	rank      []int // node → output position
 }
 
 type condPair struct{ from, to, group int }
 
 // NewIndex indexes g, the final graph-builder graph.
 func NewIndex(g *graph.Graph) *Index {
-	ix := &Index{g: g, byChannel: map[string][]int{}, arches: make([][]string, g.Len()), condByTo: map[int][]condPair{}, groups: g.Conditional}
+	ix := &Index{g: g, byChannel: map[string][]int{}, arches: make([][]string, g.Len()), condByTo: map[int][]condPair{}, groups: g.Conditional, rank: g.Ranks()}
 	for i, n := range g.Nodes() {
 		if n.Abstract {
 			continue
@@ -101,15 +102,7 @@ func (ix *Index) View(channel, arch string) *ChannelView {
 			v.Nodes = append(v.Nodes, i)
 		}
 	}
-	slices.SortStableFunc(v.Nodes, func(a, b int) int {
-		switch {
-		case graph.NodeLess(g.Node(a), g.Node(b)):
-			return -1
-		case graph.NodeLess(g.Node(b), g.Node(a)):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(v.Nodes, func(a, b int) int { return ix.rank[a] - ix.rank[b] })
 	pos := make(map[int]int, len(v.Nodes))
 	for p, i := range v.Nodes {
 		pos[i] = p

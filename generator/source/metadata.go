@@ -66,6 +66,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 		return nil, fmt.Errorf("release source: %w", err)
 	}
 	var releases []graph.Release
+	versions := versionCache{}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
@@ -78,7 +79,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("release source: %w", err)
 		}
-		r, keep, err := ParseMetadataDocument(path, data)
+		r, keep, err := parseMetadataDocument(path, data, versions)
 		if err != nil {
 			return nil, err
 		}
@@ -98,6 +99,25 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 // release the way the registry scraper does (spec §2.4 steps 5–7). keep is
 // false for a per-arch shard of a multi payload, which upstream drops.
 func ParseMetadataDocument(name string, data []byte) (r graph.Release, keep bool, err error) {
+	return parseMetadataDocument(name, data, versionCache{})
+}
+
+// versionCache parses each distinct version string once: previous lists
+// repeat the same few thousand versions hundreds of thousands of times.
+type versionCache map[string]version.Version
+
+func (c versionCache) parse(s string) (version.Version, error) {
+	if v, ok := c[s]; ok {
+		return v, nil
+	}
+	v, err := version.Parse(s)
+	if err == nil {
+		c[s] = v
+	}
+	return v, err
+}
+
+func parseMetadataDocument(name string, data []byte, versions versionCache) (r graph.Release, keep bool, err error) {
 	var doc MetadataDocument
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -137,8 +157,9 @@ func ParseMetadataDocument(name string, data []byte) (r graph.Release, keep bool
 		in    []string
 		out   *[]version.Version
 	}{{"previous", doc.Previous, &r.Previous}, {"next", doc.Next, &r.Next}} {
+		*list.out = make([]version.Version, 0, len(list.in))
 		for _, s := range list.in {
-			pv, err := version.Parse(s)
+			pv, err := versions.parse(s)
 			if err != nil {
 				return r, false, fail(list.field, "%v", err)
 			}

@@ -28,7 +28,10 @@ func Parse(s string) (Version, error) {
 	if err != nil {
 		return Version{}, fmt.Errorf("%q is not a valid semver: %w", s, err)
 	}
-	return Version{v: v, s: v.String()}, nil
+	// A strictly parsed version admits no alternative spelling (no leading
+	// zeros, no "v"), so the input is already the display form; formatting
+	// it again costs an fmt call per version.
+	return Version{v: v, s: t}, nil
 }
 
 // MustParse is Parse for literals in tests and tables.
@@ -62,7 +65,15 @@ func (v Version) Build() string { return v.v.Metadata() }
 // the build).
 func (v Version) WithBuild(build string) Version {
 	nv := semver.New(v.v.Major(), v.v.Minor(), v.v.Patch(), v.v.Prerelease(), build)
-	return Version{v: nv, s: nv.String()}
+	return Version{v: nv, s: v.StringWithBuild(build)}
+}
+
+// StringWithBuild is WithBuild(build).String() without building a Version.
+func (v Version) StringWithBuild(build string) string {
+	if build == "" {
+		return v.Key()
+	}
+	return v.Key() + "+" + build
 }
 
 // WithoutBuildIdentifier drops every build identifier equal to id, keeping

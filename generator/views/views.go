@@ -6,6 +6,7 @@ package views
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
@@ -73,78 +74,131 @@ func (r *Renderer) Channel(v *policy.ChannelView) []byte {
 	return append(b, '}')
 }
 
-// Version is one per-version graph of a channel view.
-type Version struct {
-	// Position of the release in the channel view.
-	Position int
-	// Served version string, e.g. "4.16.3".
-	Version string
-	Body    []byte
+// Layout is a channel view prepared for rendering its per-version graphs,
+// with a content key per file: files of the same graph with equal keys are
+// byte-identical, whatever channel they belong to, so callers can render
+// each distinct file once.
+type Layout struct {
+	View *policy.ChannelView
+	// ChannelKey identifies the channel graph's content.
+	ChannelKey string
+	// VersionKeys identify the per-version graphs, by node position.
+	VersionKeys []string
+
+	out  [][]int
+	cond [][]policy.ConditionalPair
 }
 
-// Versions encodes the per-version graph of every release in v, calling
-// emit for each in node order. A cluster at that version reads from it the
-// same current release, updates and conditional updates as from the full
-// channel graph: the node, every update target, the edges from the node,
-// and one conditional entry per conditional target with all its risks.
-func (r *Renderer) Versions(v *policy.ChannelView, emit func(Version) error) error {
-	out := make([][]int, len(v.Nodes))
+// NewLayout computes the adjacency and content keys of v.
+func NewLayout(v *policy.ChannelView) *Layout {
+	l := &Layout{View: v, out: make([][]int, len(v.Nodes)), cond: make([][]policy.ConditionalPair, len(v.Nodes))}
 	for _, e := range v.Edges {
-		out[e[0]] = append(out[e[0]], e[1])
+		l.out[e[0]] = append(l.out[e[0]], e[1])
 	}
-	cond := make([][]policy.ConditionalPair, len(v.Nodes))
 	for _, cp := range v.ConditionalPairs {
-		cond[cp.From] = append(cond[cp.From], cp)
+		l.cond[cp.From] = append(l.cond[cp.From], cp)
 	}
-	var b []byte
+	for p := range l.cond {
+		slices.SortFunc(l.cond[p], func(a, c policy.ConditionalPair) int { return a.To - c.To })
+	}
+	key := append([]byte("c\x00"), v.Arch...)
+	for _, i := range v.Nodes {
+		key = strconv.AppendInt(append(key, ','), int64(i), 10)
+	}
+	l.ChannelKey = string(key)
+	l.VersionKeys = make([]string, len(v.Nodes))
 	for p := range v.Nodes {
-		members := []int{p}
-		members = append(members, out[p]...)
-		for _, cp := range cond[p] {
-			members = append(members, cp.To)
+		key = append(append(key[:0], "v\x00"...), v.Arch...)
+		key = strconv.AppendInt(append(key, ':'), int64(v.Nodes[p]), 10)
+		for _, t := range l.out[p] {
+			key = strconv.AppendInt(append(key, ','), int64(v.Nodes[t]), 10)
 		}
-		slices.Sort(members)
-		members = slices.Compact(members)
-		local := make(map[int]int, len(members))
-		for k, m := range members {
-			local[m] = k
+		key = append(key, '|')
+		for _, cp := range l.cond[p] {
+			key = strconv.AppendInt(append(key, ','), int64(v.Nodes[cp.To]), 10)
 		}
-		b = append(b[:0], `{"version":1,"nodes":[`...)
-		for k, m := range members {
-			if k > 0 {
+		l.VersionKeys[p] = string(key)
+	}
+	return l
+}
+
+// Version appends to b the per-version graph of the release at position p.
+// A cluster at that version reads from it the same current release,
+// updates and conditional updates as from the full channel graph: the
+// node, every update target, the edges from the node, and the conditional
+// edges leaving it, each target in exactly one entry that carries all of
+// its risks.
+func (r *Renderer) Version(b []byte, l *Layout, p int) []byte {
+	return r.version(b, l.View, p, l.out[p], l.cond[p])
+}
+
+// version appends the per-version graph of position p.
+func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, cond []policy.ConditionalPair) []byte {
+	members := []int{p}
+	members = append(members, out...)
+	for _, cp := range cond {
+		members = append(members, cp.To)
+	}
+	slices.Sort(members)
+	members = slices.Compact(members)
+	local := make(map[int]int, len(members))
+	for k, m := range members {
+		local[m] = k
+	}
+	b = append(b, `{"version":1,"nodes":[`...)
+	for k, m := range members {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r.node(v.Nodes[m], v.Arch, v.Versions[m])...)
+	}
+	b = append(b, `],"edges":[`...)
+	for k, t := range out {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = graph.AppendEdge(b, local[p], local[t])
+	}
+	b = append(b, `],"conditionalEdges":`...)
+	b = appendOwnConditional(b, v, p, cond)
+	return append(b, '}')
+}
+
+// appendOwnConditional appends the conditional edges leaving position from,
+// grouped as in the channel graph: targets sharing the same ordered risk
+// list share one entry, so long risk texts are written once per file rather
+// than once per target.
+func appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []policy.ConditionalPair) []byte {
+	var groups []int
+	targets := map[int][]int{}
+	for _, cp := range pairs {
+		if _, ok := targets[cp.Group]; !ok {
+			groups = append(groups, cp.Group)
+		}
+		targets[cp.Group] = append(targets[cp.Group], cp.To)
+	}
+	b = append(b, '[')
+	for k, gi := range groups {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"edges":[`...)
+		for i, to := range targets[gi] {
+			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, r.node(v.Nodes[m], v.Arch, v.Versions[m])...)
-		}
-		b = append(b, `],"edges":[`...)
-		for k, t := range out[p] {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = graph.AppendEdge(b, local[p], local[t])
-		}
-		b = append(b, `],"conditionalEdges":[`...)
-		slices.SortFunc(cond[p], func(a, c policy.ConditionalPair) int { return a.To - c.To })
-		for k, cp := range cond[p] {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"edges":[{"from":`...)
-			b = jsonw.String(b, v.Versions[p])
+			b = append(b, `{"from":`...)
+			b = jsonw.String(b, v.Versions[from])
 			b = append(b, `,"to":`...)
-			b = jsonw.String(b, v.Versions[cp.To])
-			b = append(b, `}],"risks":`...)
-			b = graph.AppendRisks(b, v.Conditional[cp.Group].Risks)
+			b = jsonw.String(b, v.Versions[to])
 			b = append(b, '}')
 		}
-		b = append(b, "]}"...)
-		if err := emit(Version{Position: p, Version: v.Versions[p], Body: b}); err != nil {
-			return err
-		}
+		b = append(b, `],"risks":`...)
+		b = graph.AppendRisks(b, v.Conditional[gi].Risks)
+		b = append(b, '}')
 	}
-	return nil
+	return append(b, ']')
 }
-
 // FileName encodes a served version as a file name that is safe on every
 // file system and object store, case-insensitive ones included:
 // [0-9a-z.-] are kept, '+' becomes '_', and an upper-case letter X becomes

@@ -22,8 +22,8 @@ type Store interface {
 
 // Staging collects one generation's files.
 type Staging interface {
-	// Put stores a file; name is slash-separated and relative. Safe for
-	// concurrent use.
+	// Put stores a file; name is slash-separated and relative. data is not
+	// retained after Put returns. Safe for concurrent use.
 	Put(ctx context.Context, name string, data []byte) error
 	// Commit makes the generation visible, replacing the previous one.
 	Commit(ctx context.Context) error
@@ -61,25 +61,63 @@ type dirStaging struct {
 	dirs       sync.Map // created subdirectories
 }
 
+// Linker is implemented by stagings that can store a file as another name
+// for a file already put, without its bytes.
+type Linker interface {
+	Link(ctx context.Context, existing, name string) error
+}
+
 func (d *dirStaging) Put(ctx context.Context, name string, data []byte) error {
-	if err := ctx.Err(); err != nil {
+	p, err := d.path(ctx, name)
+	if err != nil {
 		return err
-	}
-	if !fs.ValidPath(name) || strings.Contains(name, `\`) {
-		return fmt.Errorf("output: invalid file name %q", name)
-	}
-	p := filepath.Join(d.tmp, filepath.FromSlash(name))
-	dir := filepath.Dir(p)
-	if _, ok := d.dirs.Load(dir); !ok {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("output: %w", err)
-		}
-		d.dirs.Store(dir, true)
 	}
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
+}
+
+// Link hard-links name to existing: identical graphs (the same release
+// with the same targets in several channels) take their space and write
+// time once.
+func (d *dirStaging) Link(ctx context.Context, existing, name string) error {
+	src, err := d.path(ctx, existing)
+	if err != nil {
+		return err
+	}
+	p, err := d.path(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := os.Link(src, p); err != nil {
+		// File systems without hard links get a copy.
+		data, rerr := os.ReadFile(src)
+		if rerr != nil {
+			return fmt.Errorf("output: %w", err)
+		}
+		return d.Put(ctx, name, data)
+	}
+	return nil
+}
+
+// path validates name and creates its directory in the staging tree.
+func (d *dirStaging) path(ctx context.Context, name string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if !fs.ValidPath(name) || strings.Contains(name, `\`) {
+		return "", fmt.Errorf("output: invalid file name %q", name)
+	}
+	p := filepath.Join(d.tmp, filepath.FromSlash(name))
+	dir := filepath.Dir(p)
+	if _, ok := d.dirs.Load(dir); !ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("output: %w", err)
+		}
+		d.dirs.Store(dir, true)
+	}
+	return p, nil
 }
 
 func (d *dirStaging) Commit(ctx context.Context) error {

@@ -1,0 +1,85 @@
+package generator_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/writer"
+)
+
+// BenchmarkBuild measures loading graph-data and releases and applying the
+// graph-data (the graph-builder's work).
+func BenchmarkBuild(b *testing.B) {
+	src, gd := realInputs(b)
+	for b.Loop() {
+		if _, err := generator.Build(context.Background(), src, gd, generator.BuildOptions{GraphData: graphdata.DefaultOptions()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGenerate measures a full generation from the real graph-data and
+// synthesised releases: build, render every channel × arch graph and every
+// per-version graph, write them and index.json, and swap the tree in. The
+// output goes to BENCH_OUT_DIR when set (e.g. a disk rather than tmpfs).
+func BenchmarkGenerate(b *testing.B) {
+	src, gd := realInputs(b)
+	base := os.Getenv("BENCH_OUT_DIR")
+	if base == "" {
+		base = b.TempDir()
+	}
+	out := filepath.Join(base, "tree")
+	var bytes int64
+	var files int
+	for b.Loop() {
+		built, err := generator.Build(context.Background(), src, gd, generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := generator.Render(context.Background(), built, generator.RenderOptions{
+			Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bytes, files = m.Counts.Bytes, m.Counts.Files
+	}
+	b.ReportMetric(float64(files), "files")
+	b.ReportMetric(float64(bytes)/1e6, "MB-written")
+	b.ReportMetric(medianVersionRatio(b, out), "median-version/channel")
+}
+
+// medianVersionRatio is the median size of a per-version file as a fraction
+// of its channel file.
+func medianVersionRatio(tb testing.TB, tree string) float64 {
+	tb.Helper()
+	var ratios []float64
+	err := filepath.WalkDir(filepath.Join(tree, "graph"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.Count(filepath.ToSlash(p[len(tree):]), "/") != 4 {
+			return err
+		}
+		st, err := os.Stat(filepath.Dir(p) + ".json")
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		ratios = append(ratios, float64(info.Size())/float64(st.Size()))
+		return nil
+	})
+	if err != nil || len(ratios) == 0 {
+		tb.Fatalf("walking %s: %v (%d files)", tree, err, len(ratios))
+	}
+	slices.Sort(ratios)
+	return ratios[len(ratios)/2]
+}

@@ -1,0 +1,100 @@
+package manifest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGraphPath(t *testing.T) {
+	for _, tc := range []struct{ arch, channel, want string }{
+		{"amd64", "stable-4.16", "graph/amd64/stable-4.16.json"},
+		{"multi", "candidate-4.17", "graph/multi/candidate-4.17.json"},
+	} {
+		if got := GraphPath(tc.arch, tc.channel); got != tc.want {
+			t.Errorf("GraphPath(%q, %q) = %q, want %q", tc.arch, tc.channel, got, tc.want)
+		}
+	}
+}
+
+func sample() *Manifest {
+	return &Manifest{
+		Format:    Format,
+		Generator: "upgraph test <dev>",
+		Arches:    []string{"amd64"},
+		Channels:  []string{"stable-4.16"},
+		Graphs:    []Graph{{Channel: "stable-4.16", Arch: "amd64", Path: GraphPath("amd64", "stable-4.16"), Versions: []string{"4.16.0"}}},
+		Files: map[string]File{
+			"z.json": {SHA256: "00", Size: 1},
+			"a.json": {SHA256: "ff", Size: 2},
+		},
+	}
+}
+
+func TestEncode(t *testing.T) {
+	a, err := sample().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sample().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("Encode is not deterministic")
+	}
+	s := string(a)
+	if !strings.HasSuffix(s, "}\n") {
+		t.Errorf("Encode output does not end in a newline: %q", s[max(0, len(s)-5):])
+	}
+	if !strings.Contains(s, "upgraph test <dev>") {
+		t.Errorf("Encode escaped HTML characters: %s", s)
+	}
+	if strings.Index(s, `"a.json"`) > strings.Index(s, `"z.json"`) {
+		t.Errorf("file keys are not sorted: %s", s)
+	}
+}
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	data, err := sample().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, data) {
+		t.Errorf("Read/Encode round trip differs:\n%s\nwant\n%s", again, data)
+	}
+
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"other format", `{"format": 2}`, "format 2"},
+		{"invalid JSON", `{"format": `, FileName},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := t.TempDir()
+			if err := os.WriteFile(filepath.Join(d, FileName), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Read(d); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Read = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Read(t.TempDir()); err == nil {
+		t.Error("Read of a directory without index.json succeeded")
+	}
+}
