@@ -52,10 +52,11 @@ func (e *EdgeRef) UnmarshalJSON(b []byte) error {
 // error messages, which carry the line of the problem where JSON allows it.
 func Decode(name string, data []byte) (*Graph, error) {
 	var w wireGraph
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, withLine(data, err))
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, JSONPosition(data, err))
+	}
+	if err := checkTopLevelKeys(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if w.Nodes == nil || w.Edges == nil {
 		return nil, fmt.Errorf("%s: graph needs both \"nodes\" and \"edges\"", name)
@@ -106,8 +107,41 @@ func Decode(name string, data []byte) (*Graph, error) {
 	return g, nil
 }
 
-// withLine adds the line and column to JSON errors that carry an offset.
-func withLine(data []byte, err error) error {
+// checkTopLevelKeys rejects unknown and repeated top-level keys, which
+// encoding/json would ignore or let the last one win (spec §7.3); unknown
+// keys deeper down are ignored, as upstream does.
+func checkTopLevelKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // '{', already validated
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		line, _ := LineCol(data, off)
+		switch {
+		case key != "nodes" && key != "edges" && key != "conditionalEdges":
+			return fmt.Errorf("line %d: unknown top-level key %q", line, key)
+		case seen[key]:
+			return fmt.Errorf("line %d: duplicate top-level key %q", line, key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// JSONPosition adds the line and column of the offending byte to JSON
+// errors that carry an offset, so a user can find the problem in the file.
+func JSONPosition(data []byte, err error) error {
 	var off int64 = -1
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -120,7 +154,8 @@ func withLine(data []byte, err error) error {
 	if off < 0 {
 		return err
 	}
-	line, col := LineCol(data, off)
+	// Offset counts the bytes read, including the offending one.
+	line, col := LineCol(data, max(0, off-1))
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
 }
 

@@ -43,7 +43,7 @@ func (l *loader) rawMetadata() error {
 	l.dg.add(name, data)
 	var raw map[string]map[string]string
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("%s: want {\"<version>\": {\"<key>\": \"<string>\"}}: %w", name, jsonLine(data, err))
+		return fmt.Errorf("%s: want {\"<version>\": {\"<key>\": \"<string>\"}}: %w", name, graph.JSONPosition(data, err))
 	}
 	if raw == nil {
 		return fmt.Errorf("%s: want a JSON object, got null", name)
@@ -64,21 +64,6 @@ func (l *loader) rawMetadata() error {
 		l.gd.Raw = append(l.gd.Raw, RawMetadata{Version: v, Metadata: raw[k]})
 	}
 	return nil
-}
-
-func jsonLine(data []byte, err error) error {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	line, _ := graph.LineCol(data, off)
-	return fmt.Errorf("line %d: %w", line, err)
 }
 
 var yamlExtension = regexp.MustCompile(`ya+ml`)

@@ -96,7 +96,7 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 			continue
 		}
 		dir := path.Dir(name)
-		if !found || len(dir) < len(root) || (len(dir) == len(root) && dir < root) {
+		if !found || depth(dir) < depth(root) || (depth(dir) == depth(root) && dir < root) {
 			root, found = dir, true
 		}
 	}
@@ -107,4 +107,12 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 		return files, nil
 	}
 	return fs.Sub(files, root)
+}
+
+// depth counts the components of a slash-separated directory; "." is 0.
+func depth(dir string) int {
+	if dir == "." {
+		return 0
+	}
+	return strings.Count(dir, "/") + 1
 }

@@ -55,6 +55,10 @@ type MetadataDir struct {
 
 func (s *MetadataDir) String() string { return "metadata:" + s.Dir }
 
+func (s *MetadataDir) logger() *slog.Logger {
+	return Options{Logger: s.Logger}.logger()
+}
+
 // Graph reads the documents and assembles the graph.
 func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	fsys := s.FS
@@ -84,7 +88,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 			return nil, err
 		}
 		if !keep {
-			s.Logger.Info("skipping single-arch shard of a multi payload", "file", path, "version", r.Version.String())
+			s.logger().Info("skipping single-arch shard of a multi payload", "file", path, "version", r.Version.String())
 			continue
 		}
 		releases = append(releases, r)
@@ -121,7 +125,7 @@ func parseMetadataDocument(name string, data []byte, versions versionCache) (r g
 	var doc MetadataDocument
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return r, false, fmt.Errorf("%s: %w", name, jsonPosition(data, err))
+		return r, false, fmt.Errorf("%s: %w", name, graph.JSONPosition(data, err))
 	}
 	fail := func(field, format string, args ...any) error {
 		line := fieldLine(data, field)
@@ -168,21 +172,6 @@ func parseMetadataDocument(name string, data []byte, versions versionCache) (r g
 	}
 	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
 	return r, keep, nil
-}
-
-func jsonPosition(data []byte, err error) error {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	line, col := graph.LineCol(data, off)
-	return fmt.Errorf("line %d, column %d: %w", line, col, err)
 }
 
 // fieldLine finds the line of a top-level field for error messages.

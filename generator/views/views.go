@@ -199,6 +199,7 @@ func appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []pol
 	}
 	return append(b, ']')
 }
+
 // FileName encodes a served version as a file name that is safe on every
 // file system and object store, case-insensitive ones included:
 // [0-9a-z.-] are kept, '+' becomes '_', and an upper-case letter X becomes
