@@ -47,18 +47,32 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return nil, fmt.Errorf("output %s exists and is not a directory", dir)
 	}
+	prefix := filepath.Join(parent, "."+filepath.Base(dir)+".upgraph-")
+	unlock, err := lock(prefix + "lock")
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", dir, err)
+	}
+	// Holding the lock, any staging directory left is from a run that was
+	// killed before it could clean up.
+	if stale, _ := filepath.Glob(prefix + "[0-9a-f]*"); len(stale) > 0 {
+		for _, p := range stale {
+			_ = os.RemoveAll(p)
+		}
+	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(parent, "."+filepath.Base(dir)+".upgraph-"+hex.EncodeToString(rnd[:]))
+	tmp := prefix + hex.EncodeToString(rnd[:])
 	if err := os.Mkdir(tmp, 0o755); err != nil {
+		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirStaging{final: dir, tmp: tmp}, nil
+	return &dirStaging{final: dir, tmp: tmp, unlock: unlock}, nil
 }
 
 type dirStaging struct {
 	final, tmp string
 	dirs       sync.Map // created subdirectories
+	unlock     func()
 }
 
 // Linker is implemented by stagings that can store a file as another name
@@ -121,6 +135,7 @@ func (d *dirStaging) path(ctx context.Context, name string) (string, error) {
 }
 
 func (d *dirStaging) Commit(ctx context.Context) error {
+	defer d.unlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -140,7 +155,10 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 	return os.RemoveAll(d.tmp)
 }
 
-func (d *dirStaging) Abort() error { return os.RemoveAll(d.tmp) }
+func (d *dirStaging) Abort() error {
+	defer d.unlock()
+	return os.RemoveAll(d.tmp)
+}
 
 // renameSwap is the portable fallback: the final path is briefly absent
 // between the two renames, but never holds a partial tree.

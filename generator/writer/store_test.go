@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -43,7 +44,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// siblings lists the names in dir's parent directory.
+// siblings lists the names in dir's parent directory, except the lock
+// file that serialises runs (it stays, by design).
 func siblings(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Dir(dir))
@@ -52,9 +54,40 @@ func siblings(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if e.Name() != "."+filepath.Base(dir)+".upgraph-lock" {
+			names = append(names, e.Name())
+		}
 	}
 	return names
+}
+
+func TestDirStoreLockAndStaleStaging(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := DirStore{Dir: dir}
+	first, err := s.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second run on the same output is refused while the first holds it.
+	if _, err := s.Begin(context.Background()); err == nil || !strings.Contains(err.Error(), "another upgraph run") {
+		t.Fatalf("concurrent Begin: err = %v, want the lock to refuse", err)
+	}
+	// A run killed without cleaning up leaves its staging directory; the
+	// next run removes it.
+	stale := filepath.Join(filepath.Dir(dir), ".out.upgraph-0123456789ab")
+	if err := os.MkdirAll(filepath.Join(stale, "graph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, s, gen1)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale staging directory survived: %v", err)
+	}
+	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("parent holds %v, want only out", got)
+	}
 }
 
 func generation(t *testing.T, s Store, files map[string]string) Staging {
