@@ -127,9 +127,9 @@ func TestDemo(t *testing.T) {
 // the file (and line), exit status 1, and leaves the published tree as it was.
 func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
+		name       string
 		breakInput func(t *testing.T, gd, rel string)
-		want  []string
+		want       []string
 	}{
 		{"missing version file", func(t *testing.T, gd, _ string) { os.Remove(filepath.Join(gd, "version")) },
 			[]string{"graph-data version file", "no such file"}},

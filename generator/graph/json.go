@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/upgraph/upgraph/generator/internal/jsonw"
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // wireGraph is the graph-builder JSON format (spec §7.1).

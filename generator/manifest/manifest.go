@@ -5,6 +5,8 @@ package manifest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -112,12 +114,33 @@ func Read(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, err := Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	return m, nil
+}
+
+// Parse decodes index.json.
+func Parse(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
 	if m.Format != Format {
-		return nil, fmt.Errorf("%s: format %d, this upgraph reads format %d", p, m.Format, Format)
+		return nil, fmt.Errorf("format %d, this upgraph reads format %d", m.Format, Format)
+	}
+	if m.Files == nil {
+		return nil, fmt.Errorf("no files listed")
 	}
 	return &m, nil
 }
+
+// SHA256 is the hex digest recorded for a file's content.
+func SHA256(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Digest identifies a whole generation by its index.json.
+func Digest(index []byte) string { return "sha256:" + SHA256(index) }

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
-	"github.com/upgraph/upgraph/generator/internal/jsonw"
 	"github.com/upgraph/upgraph/generator/policy"
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // Renderer encodes views. Node objects are identical in every view of the

@@ -1,0 +1,144 @@
+// Package site serves a generated tree the way a Cincinnati policy-engine
+// answers: GET /graph?channel=&arch=&version= maps to a precomputed file.
+// Handlers are plain http.Handlers; nothing is computed per request beyond
+// parameter validation and a map lookup.
+package site
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/generator/views"
+)
+
+// Generation is one loaded output tree.
+type Generation struct {
+	Manifest *manifest.Manifest
+	// ID identifies the generation (a digest of its index.json).
+	ID          string
+	GeneratedAt time.Time
+
+	root   *os.Root
+	graphs map[graphKey]*servedGraph
+}
+
+type graphKey struct{ channel, arch string }
+
+type servedGraph struct {
+	file manifest.File
+	path string
+	// byVersion maps a version without build metadata to the per-version
+	// file of the first release with that version, in node order: the
+	// release a cluster picks as its current one (build metadata is
+	// ignored when it compares versions).
+	byVersion map[string]string
+}
+
+// Load opens the tree at dir and checks that every file its index names
+// exists with the recorded size, so a half-copied or corrupt tree is
+// refused before it is served.
+func Load(dir string) (*Generation, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	g, err := load(root)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return g, nil
+}
+
+func load(root *os.Root) (*Generation, error) {
+	data, err := fs.ReadFile(root.FS(), manifest.FileName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	g := &Generation{Manifest: m, ID: manifest.Digest(data), root: root, graphs: map[graphKey]*servedGraph{}}
+	if g.GeneratedAt, err = time.Parse(time.RFC3339, m.GeneratedAt); err != nil {
+		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
+	}
+	for name, f := range m.Files {
+		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/")) {
+			return nil, fmt.Errorf("index.json names %q, which is not a file of a tree", name)
+		}
+		st, err := root.Stat(name)
+		if err != nil {
+			return nil, fmt.Errorf("index.json names %s: %w", name, err)
+		}
+		if st.Size() != f.Size || !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s has %d bytes, index.json says %d", name, st.Size(), f.Size)
+		}
+	}
+	for _, mg := range m.Graphs {
+		f, ok := m.Files[mg.Path]
+		if !ok {
+			return nil, fmt.Errorf("index.json: graph %s/%s: %s is not among the files", mg.Channel, mg.Arch, mg.Path)
+		}
+		sg := &servedGraph{file: f, path: mg.Path, byVersion: make(map[string]string, len(mg.Versions))}
+		dir := path.Join("graph", mg.Arch, mg.Channel)
+		for _, v := range mg.Versions {
+			pv, err := version.Parse(v)
+			if err != nil {
+				return nil, fmt.Errorf("index.json: graph %s/%s: %w", mg.Channel, mg.Arch, err)
+			}
+			file := path.Join(dir, views.FileName(v))
+			if _, ok := m.Files[file]; !ok {
+				return nil, fmt.Errorf("index.json: graph %s/%s: %s is not among the files", mg.Channel, mg.Arch, file)
+			}
+			if _, taken := sg.byVersion[pv.Key()]; !taken {
+				sg.byVersion[pv.Key()] = file
+			}
+		}
+		g.graphs[graphKey{mg.Channel, mg.Arch}] = sg
+	}
+	return g, nil
+}
+
+// Close releases the tree.
+func (g *Generation) Close() error { return g.root.Close() }
+
+// lookup resolves a validated request to a file of the tree; ok is false
+// for a channel × arch the tree does not have.
+func (g *Generation) lookup(channel, arch, ver string) (name string, known bool, versionFound bool) {
+	sg, ok := g.graphs[graphKey{channel, arch}]
+	if !ok {
+		return "", false, false
+	}
+	if ver != "" {
+		if v, err := version.Parse(ver); err == nil {
+			if f, ok := sg.byVersion[v.Key()]; ok {
+				return f, true, true
+			}
+		}
+	}
+	return sg.path, true, false
+}
+
+// read returns a file's content, checked against its recorded digest.
+func (g *Generation) read(name string) ([]byte, manifest.File, error) {
+	f, ok := g.Manifest.Files[name]
+	if !ok {
+		return nil, f, fs.ErrNotExist
+	}
+	data, err := fs.ReadFile(g.root.FS(), name)
+	if err != nil {
+		return nil, f, err
+	}
+	if manifest.SHA256(data) != f.SHA256 {
+		return nil, f, errors.New(name + " does not match its digest in index.json")
+	}
+	return data, f, nil
+}

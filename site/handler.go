@@ -1,0 +1,328 @@
+package site
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/schema"
+)
+
+// Options configure a Handler.
+type Options struct {
+	// Prefixes under which /graph, /v1/graph, /openapi and /signatures are
+	// served. Default: "" and "/api/upgrades_info".
+	Prefixes []string
+	// CacheControl for graph responses. Default: a short max-age with
+	// stale-while-revalidate/stale-if-error, suited to a CDN in front.
+	CacheControl string
+	// CacheBytes bounds the file content kept in memory (default 512 MiB).
+	CacheBytes int64
+	Logger     *slog.Logger
+}
+
+// DefaultCacheControl keeps CDN copies fresh well within a cluster's
+// 2–4 minute polling interval and lets them ride out origin trouble.
+const DefaultCacheControl = "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400"
+
+// Handler serves one generation at a time; SetGeneration swaps it
+// atomically.
+type Handler struct {
+	opts    Options
+	gen     atomic.Pointer[Generation]
+	cache   *cache
+	metrics *metrics
+	openapi []byte
+	empty   *content
+	log     *slog.Logger
+
+	reloadMu sync.Mutex
+	reload   func() // set by Watch: check for a new generation now
+}
+
+// NewHandler returns a handler with no generation loaded (not ready).
+func NewHandler(opts Options) *Handler {
+	if opts.Prefixes == nil {
+		opts.Prefixes = []string{"", "/api/upgrades_info"}
+	}
+	if opts.CacheControl == "" {
+		opts.CacheControl = DefaultCacheControl
+	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = 512 << 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	empty := []byte(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`)
+	return &Handler{
+		opts: opts, cache: newCache(opts.CacheBytes), metrics: newMetrics(), log: opts.Logger,
+		openapi: openAPIFor(opts.Prefixes),
+		empty:   &content{body: empty, etag: `"` + manifest.SHA256(empty)[:32] + `"`},
+	}
+}
+
+// SetGeneration starts serving g. The previous generation's files stay
+// readable for in-flight requests for a minute.
+func (h *Handler) SetGeneration(g *Generation) {
+	old := h.gen.Swap(g)
+	if old != nil && old != g {
+		time.AfterFunc(time.Minute, func() { old.Close() })
+	}
+}
+
+// Generation returns the generation being served, or nil.
+func (h *Handler) Generation() *Generation { return h.gen.Load() }
+
+// ServeHTTP routes a request. Unknown paths get 404 with an empty body, as
+// upstream answers them.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	route := h.route(sw, r)
+	h.metrics.observe(route, sw.status, time.Since(start))
+}
+
+func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
+	p := r.URL.Path
+	switch p {
+	case "/healthz":
+		w.Write([]byte("ok\n"))
+		return "healthz"
+	case "/readyz":
+		if h.gen.Load() == nil {
+			http.Error(w, "no generation loaded", http.StatusServiceUnavailable)
+		} else {
+			w.Write([]byte("ok\n"))
+		}
+		return "readyz"
+	case "/metrics":
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		h.metrics.write(w, h.gen.Load(), h.cache.bytes())
+		return "metrics"
+	}
+	for _, prefix := range h.opts.Prefixes {
+		rest, ok := strings.CutPrefix(p, prefix)
+		if !ok {
+			continue
+		}
+		switch {
+		case rest == "/graph" || rest == "/v1/graph":
+			h.serveGraph(w, r)
+			return "graph"
+		case rest == "/openapi" || rest == "/v1/openapi":
+			if methodAllowed(w, r) {
+				h.writeContent(w, r, "application/json", &content{body: h.openapi, etag: `"` + manifest.SHA256(h.openapi)[:32] + `"`}, "no-cache")
+			}
+			return "openapi"
+		case strings.HasPrefix(rest, "/signatures/"):
+			h.serveSignature(w, r, strings.TrimPrefix(rest, "/signatures/"))
+			return "signatures"
+		}
+	}
+	w.WriteHeader(http.StatusNotFound)
+	return "other"
+}
+
+func methodAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	writeError(w, &apiError{http.StatusMethodNotAllowed, "method_not_allowed", "method " + r.Method + " is not allowed; use GET or HEAD"})
+	return false
+}
+
+func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
+	if !methodAllowed(w, r) {
+		return
+	}
+	accept, present := r.Header["Accept"]
+	mediaType := negotiate(strings.Join(accept, ", "), present)
+	if mediaType == "" {
+		writeError(w, errNotAcceptable)
+		return
+	}
+	q, apiErr := parseGraphQuery(r.URL.RawQuery)
+	if apiErr != nil {
+		writeError(w, apiErr)
+		return
+	}
+	for attempt := 0; ; attempt++ {
+		gen := h.gen.Load()
+		if gen == nil {
+			writeError(w, &apiError{http.StatusServiceUnavailable, "not_ready", "no generation loaded yet"})
+			return
+		}
+		name, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
+		if !known {
+			// A valid channel the tree does not have: upstream answers 200
+			// with an empty graph.
+			h.metrics.fallback("unknown_channel")
+			h.writeContent(w, r, mediaType, h.empty, h.opts.CacheControl)
+			return
+		}
+		if q.version != "" && !versionFound {
+			h.metrics.fallback("unknown_version")
+		}
+		c, err := h.content(gen, name)
+		if errors.Is(err, fs.ErrNotExist) && attempt == 0 && h.reload != nil {
+			// The tree was swapped under this generation: pick up the new one.
+			h.reload()
+			continue
+		}
+		if err != nil {
+			h.log.Error("reading graph", "file", name, "err", err)
+			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + name})
+			return
+		}
+		h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
+		return
+	}
+}
+
+// content returns the cached content of a file of gen.
+func (h *Handler) content(gen *Generation, name string) (*content, error) {
+	f := gen.Manifest.Files[name]
+	if c := h.cache.get(f.SHA256); c != nil {
+		return c, nil
+	}
+	data, f, err := gen.read(name)
+	if err != nil {
+		return nil, err
+	}
+	c := &content{body: data, etag: `"` + f.SHA256[:32] + `"`}
+	h.cache.add(f.SHA256, c)
+	return c, nil
+}
+
+// writeContent answers with c: ETag and If-None-Match, gzip when accepted,
+// no body for HEAD.
+func (h *Handler) writeContent(w http.ResponseWriter, r *http.Request, mediaType string, c *content, cacheControl string) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", mediaType)
+	hdr.Set("Cache-Control", cacheControl)
+	hdr.Add("Vary", "Accept, Accept-Encoding")
+	body, etag := c.body, c.etag
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		body, etag = c.gzipped()
+		hdr.Set("Content-Encoding", "gzip")
+	}
+	hdr.Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		hdr.Del("Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// etagMatches implements If-None-Match's weak comparison.
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+var signaturePath = regexp.MustCompile(`^([^/=]+)=([0-9a-f]{64})/(signature-[1-9][0-9]?)$`)
+
+// serveSignature serves release signatures in the layout clusters use for
+// signature stores: /signatures/sha256=<hex>/signature-<N>.
+func (h *Handler) serveSignature(w http.ResponseWriter, r *http.Request, rest string) {
+	if !methodAllowed(w, r) {
+		return
+	}
+	m := signaturePath.FindStringSubmatch(rest)
+	if m == nil || (m[1] != "sha256" && m[1] != "sha") || strings.Count(rest, "=") != 1 {
+		writeError(w, &apiError{http.StatusBadRequest, "invalid_params", "invalid client parameters: signature path must be sha256=<hex digest>/signature-<N>"})
+		return
+	}
+	gen := h.gen.Load()
+	name := "signatures/" + rest
+	if gen == nil {
+		writeError(w, &apiError{http.StatusServiceUnavailable, "not_ready", "no generation loaded yet"})
+		return
+	}
+	if _, ok := gen.Manifest.Files[name]; !ok {
+		writeError(w, &apiError{http.StatusNotFound, "does_not_exist", "does not exist: " + rest})
+		return
+	}
+	c, err := h.content(gen, name)
+	if err != nil {
+		writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + rest})
+		return
+	}
+	h.writeContent(w, r, "application/octet-stream", c, "public, max-age=86400")
+}
+
+// writeError writes upstream's error body, {"kind","value"} in that order.
+func writeError(w http.ResponseWriter, e *apiError) {
+	b := append(jsonw.Key([]byte{'{'}, "kind"), nil...)
+	b = jsonw.String(b, e.kind)
+	b = append(b, ',')
+	b = jsonw.Key(b, "value")
+	b = jsonw.String(b, e.value)
+	b = append(b, '}')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.status)
+	w.Write(b)
+}
+
+// openAPIFor prefixes the document's paths as upstream does for its
+// configured prefix (the first one).
+func openAPIFor(prefixes []string) []byte {
+	var doc map[string]any
+	if err := json.Unmarshal(schema.OpenAPI, &doc); err != nil {
+		panic(fmt.Sprintf("embedded openapi.json: %v", err)) // fixed at build time
+	}
+	prefix := prefixes[len(prefixes)-1]
+	paths := map[string]any{}
+	for p, v := range doc["paths"].(map[string]any) {
+		paths[prefix+p] = v
+	}
+	doc["paths"] = paths
+	b, _ := json.Marshal(doc)
+	return b
+}
+
+// statusWriter records the status for metrics and access logs.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	s.wrote = true
+	return s.ResponseWriter.Write(b)
+}

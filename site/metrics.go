@@ -1,0 +1,131 @@
+package site
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// metrics are exported in the Prometheus text format. A handful of series
+// do not need a client library.
+type metrics struct {
+	mu        sync.Mutex
+	requests  map[[2]string]*atomic.Int64 // route, status
+	fallbacks map[string]*atomic.Int64    // reason
+	reloads   map[string]*atomic.Int64    // result
+
+	buckets []float64
+	counts  []atomic.Int64 // per bucket, cumulative at export
+	count   atomic.Int64
+	sumNs   atomic.Int64
+}
+
+var latencyBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}
+
+func newMetrics() *metrics {
+	return &metrics{
+		requests:  map[[2]string]*atomic.Int64{},
+		fallbacks: map[string]*atomic.Int64{},
+		reloads:   map[string]*atomic.Int64{},
+		buckets:   latencyBuckets,
+		counts:    make([]atomic.Int64, len(latencyBuckets)),
+	}
+}
+
+func counter[K comparable](mu *sync.Mutex, m map[K]*atomic.Int64, k K) *atomic.Int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	c, ok := m[k]
+	if !ok {
+		c = &atomic.Int64{}
+		m[k] = c
+	}
+	return c
+}
+
+func (m *metrics) observe(route string, status int, d time.Duration) {
+	counter(&m.mu, m.requests, [2]string{route, strconv.Itoa(status)}).Add(1)
+	s := d.Seconds()
+	for i, b := range m.buckets {
+		if s <= b {
+			m.counts[i].Add(1)
+			break
+		}
+	}
+	m.count.Add(1)
+	m.sumNs.Add(d.Nanoseconds())
+}
+
+func (m *metrics) fallback(reason string) { counter(&m.mu, m.fallbacks, reason).Add(1) }
+func (m *metrics) reload(result string)   { counter(&m.mu, m.reloads, result).Add(1) }
+
+// write renders every series; gen may be nil before the first load.
+func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fmt.Fprintln(w, "# HELP upgraph_http_requests_total Requests by route and status.")
+	fmt.Fprintln(w, "# TYPE upgraph_http_requests_total counter")
+	keys := make([][2]string, 0, len(m.requests))
+	for k := range m.requests {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int {
+		if a[0] != b[0] {
+			return cmpStr(a[0], b[0])
+		}
+		return cmpStr(a[1], b[1])
+	})
+	for _, k := range keys {
+		fmt.Fprintf(w, "upgraph_http_requests_total{route=%q,status=%q} %d\n", k[0], k[1], m.requests[k].Load())
+	}
+	fmt.Fprintln(w, "# HELP upgraph_http_request_duration_seconds Time to answer a request.")
+	fmt.Fprintln(w, "# TYPE upgraph_http_request_duration_seconds histogram")
+	var cum int64
+	for i, b := range m.buckets {
+		cum += m.counts[i].Load()
+		fmt.Fprintf(w, "upgraph_http_request_duration_seconds_bucket{le=%q} %d\n", strconv.FormatFloat(b, 'g', -1, 64), cum)
+	}
+	fmt.Fprintf(w, "upgraph_http_request_duration_seconds_bucket{le=\"+Inf\"} %d\n", m.count.Load())
+	fmt.Fprintf(w, "upgraph_http_request_duration_seconds_sum %g\n", float64(m.sumNs.Load())/1e9)
+	fmt.Fprintf(w, "upgraph_http_request_duration_seconds_count %d\n", m.count.Load())
+	writeLabelled(w, "upgraph_graph_fallbacks_total", "Graph requests answered with a fallback: unknown_channel (empty graph) or unknown_version (channel graph).", "reason", m.fallbacks)
+	writeLabelled(w, "upgraph_generation_reloads_total", "Attempts to load a new generation, by result.", "result", m.reloads)
+	fmt.Fprintln(w, "# HELP upgraph_cache_bytes Bytes of file content held in memory.")
+	fmt.Fprintln(w, "# TYPE upgraph_cache_bytes gauge")
+	fmt.Fprintf(w, "upgraph_cache_bytes %d\n", cacheBytes)
+	if gen != nil {
+		fmt.Fprintln(w, "# HELP upgraph_generation_age_seconds Age of the served generation (since generatedAt).")
+		fmt.Fprintln(w, "# TYPE upgraph_generation_age_seconds gauge")
+		fmt.Fprintf(w, "upgraph_generation_age_seconds %g\n", math.Max(0, time.Since(gen.GeneratedAt).Seconds()))
+		fmt.Fprintln(w, "# HELP upgraph_generation_info The served generation.")
+		fmt.Fprintln(w, "# TYPE upgraph_generation_info gauge")
+		fmt.Fprintf(w, "upgraph_generation_info{id=%q} 1\n", gen.ID)
+	}
+}
+
+func writeLabelled(w io.Writer, name, help, label string, m map[string]*atomic.Int64) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "%s{%s=%q} %d\n", name, label, k, m[k].Load())
+	}
+}
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
