@@ -2,8 +2,6 @@ package generator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"path"
@@ -76,6 +74,10 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
 	start = time.Now()
+	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
+		_ = staging.Abort()
+		return nil, err
+	}
 	index, err := m.Encode()
 	if err == nil {
 		err = staging.Put(ctx, manifest.FileName, index)
@@ -221,8 +223,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 			} else {
 				buf = r.Version(buf[:0], l, f.pos)
 			}
-			sum := sha256.Sum256(buf)
-			info[k] = manifest.File{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(buf))}
+			info[k] = manifest.File{SHA256: manifest.SHA256(buf), Size: int64(len(buf))}
 			if err := st.Put(ctx, f.name, buf); err != nil {
 				return err
 			}
@@ -261,6 +262,20 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	m.Counts.Graphs = len(m.Graphs)
 	m.Counts.Files = len(m.Files) + 1 // index.json itself
 	return nil
+}
+
+// putFile stores a file outside the rendering phases and records it.
+func putFile(ctx context.Context, st writer.Staging, m *manifest.Manifest, name string, data []byte) (manifest.File, error) {
+	f := manifest.File{SHA256: manifest.SHA256(data), Size: int64(len(data))}
+	if err := st.Put(ctx, name, data); err != nil {
+		return f, err
+	}
+	m.Files[name] = f
+	m.Counts.Files++
+	m.Counts.Bytes += f.Size
+	m.Counts.DistinctFiles++
+	m.Counts.DistinctBytes += f.Size
+	return f, nil
 }
 
 // checkUniqueVersions rejects a view in which two releases would be served

@@ -65,7 +65,7 @@ func NewHandler(opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	empty := []byte(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`)
+	empty := []byte(manifest.EmptyGraph)
 	return &Handler{
 		opts: opts, cache: newCache(opts.CacheBytes), metrics: newMetrics(), log: opts.Logger,
 		openapi: openAPIFor(opts.Prefixes),

@@ -36,6 +36,7 @@ func newApp() *cli.App {
 		},
 		Commands: []*cli.Command{
 			generateCommand(),
+			serveCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}

@@ -90,6 +90,15 @@ type File struct {
 	Size   int64  `json:"size"`
 }
 
+// EmptyGraphPath holds the empty graph: what a policy-engine answers for a
+// channel it does not know, and what a CDN can serve (with status 200) for
+// any key it does not have, since a cluster reads the same VersionNotFound
+// from it as from a channel graph lacking its version.
+const EmptyGraphPath = "graph/empty.json"
+
+// EmptyGraph is the content of EmptyGraphPath.
+const EmptyGraph = `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`
+
 // GraphPath is where the channel × arch graph lives in a tree.
 func GraphPath(arch, channel string) string {
 	return path.Join("graph", arch, channel+".json")

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/site"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve a generated tree as a Cincinnati graph API",
+		Description: `Answers GET /graph?channel=&arch=&version= (and /v1/graph, /openapi, under
+each --prefix) from the tree's precomputed files, plus /healthz, /readyz and
+/metrics. A new tree swapped into DIR is picked up within --poll; one that
+does not load is skipped and the previous one keeps being served.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Required: true, Usage: "tree written by upgraph generate"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "address to listen on"},
+			&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes (default "" and /api/upgrades_info)`},
+			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation"},
+			&cli.Int64Flag{Name: "cache-mb", Value: 512, Usage: "file content kept in memory, MiB"},
+			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
+		},
+		Action: runServe,
+	}
+}
+
+func runServe(c *cli.Context) error {
+	log, err := logger(c)
+	if err != nil {
+		return err
+	}
+	var prefixes []string
+	for _, p := range c.StringSlice("prefix") {
+		prefixes = append(prefixes, "/"+strings.Trim(p, "/"))
+	}
+	h := site.NewHandler(site.Options{Prefixes: prefixes, CacheBytes: c.Int64("cache-mb") << 20, Logger: log})
+	if err := h.Watch(c.Context, c.String("dir"), c.Duration("poll")); err != nil {
+		return err
+	}
+	var handler http.Handler = site.CORS(h)
+	if c.Bool("access-log") {
+		handler = site.AccessLog(log, handler)
+	}
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", c.String("dir"), ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-c.Context.Done():
+	}
+	// Graceful shutdown: finish in-flight requests, at most 10 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
