@@ -16,10 +16,12 @@ const (
 //
 // Every value upstream accepts gives upstream's answer: no header → v1,
 // exactly "application/json", "*/*", "*" or "application/*" → JSON,
-// exactly v1 → v1. Beyond that, real-world lists are parsed properly
-// (RFC 9110: case-insensitive types, parameters, q-values, q=0 meaning
-// "not acceptable"): the acceptable offer with the highest q wins, ties
-// going to the more specific range and then to application/json.
+// exactly v1 → v1. Beyond that, real-world lists are parsed as RFC 9110
+// §12.5.1 says: case-insensitive types, parameters and q-values, each
+// offer taking the quality of the most specific range that matches it
+// (so "*/*, application/*;q=0" accepts nothing), q=0 meaning "not
+// acceptable". The offer with the highest quality wins; on a tie, the one
+// named by the more specific range, then the one whose range comes first.
 func negotiate(header string, present bool) string {
 	if !present {
 		return MediaV1
@@ -30,30 +32,32 @@ func negotiate(header string, present bool) string {
 	case MediaV1:
 		return MediaV1
 	}
-	best, bestQ, bestSpec := "", 0.0, -1
-	for _, part := range strings.Split(header, ",") {
-		mr, q, ok := parseRange(part)
-		if !ok || q <= 0 {
-			continue
-		}
-		for _, offer := range []string{MediaJSON, MediaV1} {
-			spec := specificity(mr, offer)
-			if spec < 0 {
+	type choice struct {
+		q        float64
+		spec     int // specificity of the deciding range
+		position int // of the deciding range in the header
+	}
+	var best string
+	var bestChoice choice
+	for _, offer := range []string{MediaJSON, MediaV1} {
+		c := choice{spec: -1}
+		for i, part := range strings.Split(header, ",") {
+			mr, q, ok := parseRange(part)
+			if !ok {
 				continue
 			}
-			if q > bestQ || (q == bestQ && spec > bestSpec) {
-				best, bestQ, bestSpec = offer, q, spec
+			if spec := specificity(mr, offer); spec > c.spec {
+				c = choice{q: q, spec: spec, position: i}
 			}
 		}
-	}
-	// An explicit q=0 for an offer rules it out even if a wildcard matched.
-	if best != "" && excluded(header, best) {
-		for _, alt := range []string{MediaJSON, MediaV1} {
-			if alt != best && !excluded(header, alt) && acceptable(header, alt) {
-				return alt
-			}
+		if c.spec < 0 || c.q <= 0 {
+			continue
 		}
-		return ""
+		better := c.q > bestChoice.q ||
+			(c.q == bestChoice.q && (c.spec > bestChoice.spec || (c.spec == bestChoice.spec && c.position < bestChoice.position)))
+		if best == "" || better {
+			best, bestChoice = offer, c
+		}
 	}
 	return best
 }
@@ -99,25 +103,6 @@ func specificity(mr, offer string) int {
 		return 0
 	}
 	return -1
-}
-
-// excluded reports whether the header names offer exactly with q=0.
-func excluded(header, offer string) bool {
-	for _, part := range strings.Split(header, ",") {
-		if mr, q, ok := parseRange(part); ok && mr == offer && q == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func acceptable(header, offer string) bool {
-	for _, part := range strings.Split(header, ",") {
-		if mr, q, ok := parseRange(part); ok && q > 0 && specificity(mr, offer) >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // acceptsGzip reports whether an Accept-Encoding header allows gzip.

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,8 +27,9 @@ type Generation struct {
 	ID          string
 	GeneratedAt time.Time
 
-	root   *os.Root
-	graphs map[graphKey]*servedGraph
+	root    *os.Root
+	release func() // drops the snapshot, if any
+	graphs  map[graphKey]*servedGraph
 }
 
 type graphKey struct{ channel, arch string }
@@ -43,30 +46,42 @@ type servedGraph struct {
 
 // Load opens the tree at dir and checks that every file its index names
 // exists with the recorded size, so a half-copied or corrupt tree is
-// refused before it is served.
-func Load(dir string) (*Generation, error) {
-	root, err := os.OpenRoot(dir)
+// refused before it is served. The generation is served from a snapshot
+// of the tree (see snapshot) where the file system allows one, so it
+// outlives the directory being replaced; otherwise from dir itself.
+func Load(dir string, log *slog.Logger) (*Generation, error) {
+	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
 	if err != nil {
 		return nil, err
 	}
-	g, err := load(root)
+	m, err := manifest.Parse(index)
+	if err != nil {
+		return nil, fmt.Errorf("%s: index.json: %w", dir, err)
+	}
+	from, release := dir, func() {}
+	if snap, rel, err := snapshot(dir, index, m); err == nil {
+		from, release = snap, rel
+	} else if log != nil {
+		log.Warn("serving the tree in place: files not yet cached will fail if it is replaced", "dir", dir, "reason", err)
+	}
+	root, err := os.OpenRoot(from)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	g, err := load(root, m, index)
 	if err != nil {
 		root.Close()
+		release()
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	g.release = release
 	return g, nil
 }
 
-func load(root *os.Root) (*Generation, error) {
-	data, err := fs.ReadFile(root.FS(), manifest.FileName)
-	if err != nil {
-		return nil, err
-	}
-	m, err := manifest.Parse(data)
-	if err != nil {
-		return nil, err
-	}
-	g := &Generation{Manifest: m, ID: manifest.Digest(data), root: root, graphs: map[graphKey]*servedGraph{}}
+func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error) {
+	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}}
+	var err error
 	if g.GeneratedAt, err = time.Parse(time.RFC3339, m.GeneratedAt); err != nil {
 		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
 	}
@@ -107,8 +122,14 @@ func load(root *os.Root) (*Generation, error) {
 	return g, nil
 }
 
-// Close releases the tree.
-func (g *Generation) Close() error { return g.root.Close() }
+// Close releases the tree and its snapshot.
+func (g *Generation) Close() error {
+	err := g.root.Close()
+	if g.release != nil {
+		g.release()
+	}
+	return err
+}
 
 // lookup resolves a validated request to a file of the tree; ok is false
 // for a channel × arch the tree does not have.

@@ -47,8 +47,8 @@ type Handler struct {
 	empty   *content
 	log     *slog.Logger
 
-	reloadMu sync.Mutex
-	reload   func() // set by Watch: check for a new generation now
+	reloadMu sync.Mutex             // serialises generation loads
+	reload   atomic.Pointer[func()] // set by Watch: check for a new generation now
 }
 
 // NewHandler returns a handler with no generation loaded (not ready).
@@ -177,9 +177,9 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 			h.metrics.fallback("unknown_version")
 		}
 		c, err := h.content(gen, name)
-		if errors.Is(err, fs.ErrNotExist) && attempt == 0 && h.reload != nil {
+		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
 			// The tree was swapped under this generation: pick up the new one.
-			h.reload()
+			reload()
 			continue
 		}
 		if err != nil {
@@ -190,6 +190,13 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 		h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
 		return
 	}
+}
+
+func (h *Handler) reloader() func() {
+	if f := h.reload.Load(); f != nil {
+		return *f
+	}
+	return nil
 }
 
 // content returns the cached content of a file of gen.
@@ -291,8 +298,8 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	w.Write(b)
 }
 
-// openAPIFor prefixes the document's paths as upstream does for its
-// configured prefix (the first one).
+// openAPIFor prefixes the document's paths with the last (by default the
+// production, /api/upgrades_info) prefix, as upstream does for its one.
 func openAPIFor(prefixes []string) []byte {
 	var doc map[string]any
 	if err := json.Unmarshal(schema.OpenAPI, &doc); err != nil {

@@ -2,7 +2,8 @@ package site
 
 import (
 	"fmt"
-	"net/url"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/upgraph/upgraph/generator/policy"
 )
@@ -29,12 +30,9 @@ type graphQuery struct {
 // unknown parameters (id among them) are ignored. version is optional and
 // never fails a request: upstream ignores it.
 func parseGraphQuery(rawQuery string) (graphQuery, *apiError) {
-	values, err := url.ParseQuery(rawQuery)
+	values := parseForm(rawQuery)
 	if _, present := values["channel"]; !present {
 		return graphQuery{}, &apiError{400, "missing_params", "mandatory client parameters missing: channel"}
-	}
-	if err != nil {
-		return graphQuery{}, &apiError{400, "invalid_params", "invalid client parameters: " + err.Error()}
 	}
 	last := func(k string) (string, bool) {
 		vs, ok := values[k]
@@ -56,4 +54,55 @@ func parseGraphQuery(rawQuery string) (graphQuery, *apiError) {
 	}
 	q.version, _ = last("version")
 	return q, nil
+}
+
+// parseForm decodes a query string as application/x-www-form-urlencoded the
+// lenient way upstream does (WHATWG URL parsing): pairs are separated by
+// '&' only, '+' is a space, a malformed percent escape is kept literally,
+// and invalid UTF-8 becomes U+FFFD. Go's url.ParseQuery instead rejects
+// ';' and bad escapes, which would turn valid requests into errors.
+func parseForm(raw string) map[string][]string {
+	values := map[string][]string{}
+	for _, pair := range strings.Split(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key := formDecode(k)
+		values[key] = append(values[key], formDecode(v))
+	}
+	return values
+}
+
+func formDecode(s string) string {
+	if !strings.ContainsAny(s, "+%") {
+		return strings.ToValidUTF8(s, string(utf8.RuneError))
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b = append(b, ' ')
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return strings.ToValidUTF8(string(b), string(utf8.RuneError))
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }

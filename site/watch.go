@@ -15,9 +15,8 @@ import (
 // being served. It returns the first load's error, if any, before watching.
 func (h *Handler) Watch(ctx context.Context, dir string, interval time.Duration) error {
 	w := &watcher{h: h, dir: dir}
-	h.reloadMu.Lock()
-	h.reload = w.check
-	h.reloadMu.Unlock()
+	check := w.check
+	h.reload.Store(&check)
 	if err := w.load(); err != nil {
 		return err
 	}
@@ -64,16 +63,14 @@ func (w *watcher) load() error {
 
 func (w *watcher) loadLocked(st os.FileInfo) error {
 	w.seen = st
-	g, err := Load(w.dir)
+	g, err := Load(w.dir, w.h.log)
 	if err != nil {
 		w.h.metrics.reload("error")
 		w.h.log.Error("new generation not loaded; still serving the previous one", "dir", w.dir, "err", err)
 		return err
 	}
-	if cur := w.h.gen.Load(); cur != nil && cur.ID == g.ID {
-		g.Close()
-		return nil
-	}
+	// Even an identical generation is taken: it comes with a fresh snapshot
+	// of the tree now in place, and the cache is keyed by content anyway.
 	w.h.SetGeneration(g)
 	w.h.metrics.reload("ok")
 	w.h.log.Info("serving generation", "dir", w.dir, "id", g.ID, "graphs", len(g.Manifest.Graphs), "generatedAt", g.Manifest.GeneratedAt)

@@ -1,0 +1,7 @@
+// Package edge renders the Cincinnati graph API of package site for hosts
+// that cannot run Go: an nginx configuration (NginxConfig) and a CloudFront
+// Functions viewer-request handler (CloudFrontFunction). Both answer
+// GET /graph?channel=&arch=&version= from the files of a generated tree,
+// validating parameters and reporting errors exactly as the Go handler
+// does; README.md lists what they cannot reproduce.
+package edge

@@ -1,0 +1,142 @@
+package edge
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/upgraph/upgraph/site"
+)
+
+// NginxOptions configure NginxConfig.
+type NginxOptions struct {
+	// Root is the tree directory written by upgraph generate. nginx resolves
+	// a relative Root against its prefix (-p), so prefer an absolute path.
+	Root string
+	// Listen is the argument of nginx's listen directive: "8080",
+	// "127.0.0.1:8080", "[::]:8080".
+	Listen string
+	// Prefixes under which /graph and /v1/graph are served. nil means "" and
+	// "/api/upgrades_info", as the Go handler.
+	Prefixes []string
+	// CacheControl for graph responses; "" means site.DefaultCacheControl.
+	CacheControl string
+	// GzipStatic serves FILE.gz next to FILE when present. Only set it when
+	// the tree was precompressed; otherwise nginx compresses on the fly.
+	GzipStatic bool
+
+	// Full renders a whole nginx.conf, usable as `nginx -c FILE -p PREFIX`,
+	// instead of the http-level snippet (maps and one server block) meant
+	// for an existing http block such as /etc/nginx/conf.d/.
+	Full bool
+	// StateDir holds the pid file, logs and temporary files in Full mode;
+	// "" means nginx's prefix (-p).
+	StateDir string
+	// Foreground adds "daemon off;" in Full mode, for supervisors and tests.
+	Foreground bool
+	// User sets the worker user in Full mode (nginx only honours it when
+	// started as root); "" leaves nginx's default (nobody).
+	User string
+}
+
+// Validate reports options NginxConfig cannot render safely: values that
+// would end a directive early or be read as nginx variables.
+func (o NginxOptions) Validate() error {
+	var errs []error
+	check := func(name, v string, re *regexp.Regexp) {
+		if !re.MatchString(v) {
+			errs = append(errs, fmt.Errorf("%s %q: must match %s", name, v, re))
+		}
+	}
+	check("root", o.Root, safePath)
+	check("listen", o.Listen, safeListen)
+	for _, p := range o.Prefixes {
+		check("prefix", p, safePrefix)
+	}
+	if o.StateDir != "" {
+		check("state dir", o.StateDir, safePath)
+	}
+	if o.User != "" {
+		check("user", o.User, safeWord)
+	}
+	if strings.Contains(o.CacheControl, `"`) || strings.Contains(o.CacheControl, "$") {
+		errs = append(errs, fmt.Errorf("cache control %q: must not contain '\"' or '$'", o.CacheControl))
+	}
+	return errors.Join(errs...)
+}
+
+var (
+	// Paths are quoted in the config, so only quotes, backslashes, '$'
+	// (variables in root) and control characters are a problem.
+	safePath   = regexp.MustCompile(`^[^"\\$\x00-\x1f\x7f]+$`)
+	safeListen = regexp.MustCompile(`^[0-9A-Za-z.:\[\]*_-]+$`)
+	safePrefix = regexp.MustCompile(`^(/[0-9A-Za-z._~-]+)*$`)
+	safeWord   = regexp.MustCompile(`^[0-9A-Za-z._-]+$`)
+)
+
+//go:embed nginx.conf.tmpl
+var nginxTemplate string
+
+var nginxTmpl = template.Must(template.New("nginx").Funcs(template.FuncMap{"q": nginxQuote}).Parse(nginxTemplate))
+
+// NginxConfig renders an nginx configuration that serves the tree at
+// opts.Root like site.Handler behind site.CORS. Call opts.Validate first
+// when the options come from users.
+func NginxConfig(opts NginxOptions) string {
+	if opts.Prefixes == nil {
+		opts.Prefixes = []string{"", "/api/upgrades_info"}
+	}
+	if opts.CacheControl == "" {
+		opts.CacheControl = site.DefaultCacheControl
+	}
+	var routes []string
+	for _, p := range opts.Prefixes {
+		p = strings.TrimSuffix(p, "/")
+		routes = append(routes, p+"/graph", p+"/v1/graph")
+	}
+	data := struct {
+		NginxOptions
+		Routes    []string
+		State     func(string) string
+		Maps      []nginxMap
+		Media     []nginxMedia
+		Responses []nginxResponse
+		Vary      string
+		MediaJSON string
+		MediaV1   string
+	}{
+		NginxOptions: opts,
+		Routes:       routes,
+		State: func(name string) string {
+			if opts.StateDir == "" {
+				return name
+			}
+			return path.Join(opts.StateDir, name)
+		},
+		Maps:      nginxMaps(),
+		Media:     []nginxMedia{{"json", site.MediaJSON}, {"v1", site.MediaV1}},
+		Responses: nginxResponses(),
+		Vary:      corsVary,
+		MediaJSON: site.MediaJSON,
+		MediaV1:   site.MediaV1,
+	}
+	var b strings.Builder
+	if err := nginxTmpl.Execute(&b, data); err != nil {
+		panic(fmt.Sprintf("nginx template: %v", err)) // the template is fixed at build time
+	}
+	return b.String()
+}
+
+// nginxQuote quotes s as one nginx token. Inside double quotes nginx reads
+// \\, \", \n, \r and \t as escapes and every other character as itself.
+func nginxQuote(s string) string {
+	return `"` + quoteReplacer.Replace(s) + `"`
+}
+
+var quoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+
+type nginxMedia struct{ Name, Type string }

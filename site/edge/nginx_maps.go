@@ -1,0 +1,203 @@
+package edge
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/policy"
+	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/site"
+)
+
+// nginx has no code, only maps: each request is classified by a chain of
+// map blocks into a route (a response name, or "json"/"v1" for a graph
+// file), and the public locations rewrite to /_upgraph/<route>. Every map
+// below mirrors one step of site.Handler in the order it takes them.
+
+// nginxMap is one map block: Var is computed from Source by the first
+// matching entry (exact strings before regexes, regexes in order).
+type nginxMap struct {
+	Comment string
+	Source  string
+	Var     string
+	Entries []mapEntry
+}
+
+type mapEntry struct{ Key, Value string }
+
+// Query syntax as Go's url.ParseQuery reads it: pairs split on '&'; a pair
+// holding ';' is dropped (and reported), as is one with a malformed escape.
+const (
+	hex2   = `[0-9A-Fa-f]{2}`
+	qvalue = `(?:[^&;%]|%` + hex2 + `)*` // a value ParseQuery keeps
+	// badEscape is a '%' not followed by two hex digits.
+	badEscape = `%(?!` + hex2 + `)`
+)
+
+// lastParam matches the last pair named name that ParseQuery keeps (the
+// Go handler's "last one wins"), capturing its raw value in group capture.
+// A bare "name" counts, with an empty value.
+func lastParam(name, capture string) string {
+	kept := name + `(?:=` + qvalue + `)?(?:&|$)`
+	return `(?:^|&)` + name + `(?:=(?<` + capture + `>` + qvalue + `))?(?=&|$)(?!.*&` + kept + `)`
+}
+
+// The first malformed escape, which is what ParseQuery reports: its
+// url.EscapeError holds the '%' and at most two more bytes of the key or
+// value it is in.
+var (
+	validPrefix = `^(?:(?:[^%]|%` + hex2 + `)*&)?`
+	escapeInKey = validPrefix + `(?:[^&=%]|%` + hex2 + `)*(?<upgraph_ek>` + badEscape + `[^&=]{0,2})`
+	escapeInVal = validPrefix + `(?:[^&=%]|%` + hex2 + `)*=(?:[^&%]|%` + hex2 + `)*(?<upgraph_ev>` + badEscape + `[^&]{0,2})`
+)
+
+// echoable is a character the Go handler echoes unchanged into a JSON error
+// body: not decoded ('%', '+'), not JSON-escaped ('"', '\', controls).
+const echoable = `[^%+\x00-\x1f\x22\x5c]`
+
+// maxEchoPlus is how many '+' (decoded to spaces, as in "stable+4.9") an
+// echoed value may hold; values beyond are reported without the value.
+const maxEchoPlus = 3
+
+// echoEntries render "name 'VALUE'" for an invalid parameter, decoding up
+// to maxEchoPlus '+'; anything else needing decoding or escaping gets the
+// message without the value.
+func echoEntries(name, capture string) []mapEntry {
+	// Regexes never see an empty value, so it needs its own entry.
+	es := []mapEntry{{"", name + " ''"}}
+	for n := 0; n <= maxEchoPlus; n++ {
+		var re, val []string
+		for i := 0; i <= n; i++ {
+			g := fmt.Sprintf("%s%d%d", capture, n, i)
+			re = append(re, `(?<`+g+`>`+echoable+`*)`)
+			val = append(val, "${"+g+"}")
+		}
+		es = append(es, mapEntry{"~^" + strings.Join(re, `\+`) + "$", name + " '" + strings.Join(val, " ") + "'"})
+	}
+	return append(es, mapEntry{"default", name})
+}
+
+// Accept: exactly upstream's values first (map strings match
+// case-insensitively, as the Go handler's list parsing does), then an
+// approximation of its q-value parsing: the first acceptable media range
+// in the list decides, a range with q=0 is not acceptable.
+var (
+	acceptable = `(?:application/json|` + regexp.QuoteMeta(site.MediaV1) + `|application/\*|\*/\*|\*)`
+	okParams   = `(?:\s*;(?!\s*q\s*=\s*0(?:\.0*)?\s*(?:;|,|$))[^;,]*)*\s*`
+	elem       = func(rng string) string { return `\s*` + rng + okParams + `(?:,|$)` }
+	skipped    = `(?:(?!` + elem(acceptable) + `)[^,]*,)*`
+)
+
+func nginxMaps() []nginxMap {
+	return []nginxMap{
+		{"Method first: CORS preflights (site.CORS), then GET and HEAD only.", "$request_method", "$upgraph_route", []mapEntry{
+			{"GET", "$upgraph_route_accept"}, {"HEAD", "$upgraph_route_accept"},
+			{"OPTIONS", "$upgraph_route_options"}, {"default", "method"}}},
+		{"", "$http_access_control_request_method", "$upgraph_route_options", []mapEntry{
+			{"", "method"}, {"default", "$upgraph_preflight"}}},
+		{"Paths other than the graph routes: 404, but preflights are answered.", "$request_method", "$upgraph_other", []mapEntry{
+			{"OPTIONS", "$upgraph_other_options"}, {"default", "notfound"}}},
+		{"", "$http_access_control_request_method", "$upgraph_other_options", []mapEntry{
+			{"", "notfound"}, {"default", "$upgraph_preflight"}}},
+		{"A preflight needs an Origin, asks for GET or HEAD and for no headers.",
+			`"$http_origin|$http_access_control_request_method|$http_access_control_request_headers"`, "$upgraph_preflight", []mapEntry{
+				{`~^.+\|(?:GET|HEAD)\|$`, "preflight"}, {"default", "cors"}}},
+
+		{"Accept (spec §6.4). An empty header cannot be told from a missing one.", "$http_accept", "$upgraph_media", []mapEntry{
+			{"", "v1"}, {site.MediaJSON, "json"}, {"*/*", "json"}, {"*", "json"}, {"application/*", "json"}, {site.MediaV1, "v1"},
+			{"~*^" + skipped + elem(regexp.QuoteMeta(site.MediaV1)), "v1"},
+			{"~*^" + skipped + elem(acceptable), "json"},
+			{"default", ""}}},
+		{"", "$upgraph_media", "$upgraph_route_accept", []mapEntry{
+			{"", "accept"}, {"default", "$upgraph_route_query"}}},
+
+		{"channel is mandatory: the key must be present, even with an empty value.", "$args", "$upgraph_route_query", []mapEntry{
+			{"~" + `(?:^|&)channel(?:=` + qvalue + `)?(?:&|$)`, "$upgraph_route_parsed"}, {"default", "missing"}}},
+		{"Then any query syntax error url.ParseQuery reports.", "$args", "$upgraph_route_parsed", []mapEntry{
+			{"~;", "semicolon"}, {"default", "$upgraph_route_escape"}}},
+		{"", "$upgraph_escape", "$upgraph_route_escape", []mapEntry{
+			{"", "$upgraph_route_channel"}, {"default", "escape"}}},
+		{"Then channel, then arch (spec §6.6, §6.7).", "$upgraph_channel", "$upgraph_route_channel", []mapEntry{
+			{"~" + policy.ChannelPattern.String(), "$upgraph_route_arch"}, {"default", "channel"}}},
+		{"", "$upgraph_arch", "$upgraph_route_arch", []mapEntry{
+			{"~" + policy.ArchPattern.String(), "$upgraph_media"}, {"default", "arch"}}},
+
+		{"Raw (undecoded) parameter values; the last occurrence wins.", "$args", "$upgraph_channel", []mapEntry{
+			{"~" + lastParam("channel", "upgraph_c"), "$upgraph_c"}, {"default", ""}}},
+		{"", "$args", "$upgraph_arch", []mapEntry{
+			{"~" + lastParam("arch", "upgraph_a"), "$upgraph_a"}, {"default", policy.DefaultArch}}},
+		{"", "$args", "$upgraph_version_raw", []mapEntry{
+			{"~" + lastParam("version", "upgraph_v"), "$upgraph_v"}, {"default", ""}}},
+		{"A version spelled as its file is (lower case), build metadata dropped as\n# the Go handler looks versions up without it; others get the channel graph.",
+			"$upgraph_version_raw", "$upgraph_version", []mapEntry{
+				{`~^(?<upgraph_vk>[0-9a-z.-]+)(?:%2[Bb][0-9A-Za-z.-]*)?$`, "$upgraph_vk"}, {"default", ""}}},
+		{"\".\" and \"..\" are valid channels no tree has; keep them out of paths.", "$upgraph_channel", "$upgraph_channel_dir", []mapEntry{
+			{".", "_"}, {"..", "_"}, {"default", "$upgraph_channel"}}},
+
+		{"Error messages echo the offending value where nginx can reproduce it.", "$upgraph_channel", "$upgraph_channel_msg", echoEntries("channel", "upgraph_cm")},
+		{"", "$upgraph_arch", "$upgraph_arch_msg", echoEntries("arch", "upgraph_am")},
+		{"", "$args", "$upgraph_escape", []mapEntry{
+			{"~" + escapeInKey, "$upgraph_ek"}, {"~" + escapeInVal, "$upgraph_ev"}, {"default", ""}}},
+		{"strconv.Quote leaves printable ASCII other than '\"' and '\\' alone.", "$upgraph_escape", "$upgraph_escape_msg", []mapEntry{
+			{`~^[\x20\x21\x23-\x5b\x5d-\x7e]+$`, `invalid URL escape \"${upgraph_escape}\"`}, {"default", "invalid URL escape"}}},
+	}
+}
+
+// nginxResponse is an internal location answering one error route.
+type nginxResponse struct {
+	Name        string
+	Status      int
+	ContentType string // "" sends none, as Go's empty responses
+	Body        string // nginx-quoted return text
+	CORS        bool   // echo Origin (the CORS error does not)
+	Headers     [][2]string
+}
+
+// The Vary header site.CORS adds to every response.
+const corsVary = "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
+
+func nginxResponses() []nginxResponse {
+	invalid := func(detail string) string {
+		return errorBody("invalid_params", "invalid client parameters: "+detail)
+	}
+	regexDetail := func(msgVar string, re *regexp.Regexp) string {
+		return "@{" + msgVar + "} does not match regex '" + re.String() + "'"
+	}
+	return []nginxResponse{
+		{Name: "accept", Status: 406, ContentType: "application/json", CORS: true,
+			Body: errorBody("invalid_content_type", "invalid Content-Type requested")},
+		{Name: "missing", Status: 400, ContentType: "application/json", CORS: true,
+			Body: errorBody("missing_params", "mandatory client parameters missing: channel")},
+		{Name: "semicolon", Status: 400, ContentType: "application/json", CORS: true, Body: invalid("invalid semicolon separator in query")},
+		{Name: "escape", Status: 400, ContentType: "application/json", CORS: true, Body: invalid("@{upgraph_escape_msg}")},
+		{Name: "channel", Status: 400, ContentType: "application/json", CORS: true, Body: invalid(regexDetail("upgraph_channel_msg", policy.ChannelPattern))},
+		{Name: "arch", Status: 400, ContentType: "application/json", CORS: true, Body: invalid(regexDetail("upgraph_arch_msg", policy.ArchPattern))},
+		{Name: "method", Status: 405, ContentType: "application/json", CORS: true,
+			Body:    errorBody("method_not_allowed", "method @{request_method} is not allowed; use GET or HEAD"),
+			Headers: [][2]string{{"Allow", "GET, HEAD"}}},
+		{Name: "preflight", Status: 200, CORS: true, Body: emptyBody,
+			Headers: [][2]string{{"Access-Control-Allow-Methods", "GET, HEAD"}}},
+		{Name: "cors", Status: 400, ContentType: "text/plain; charset=utf-8", Body: nginxQuote("CORS request not allowed\n"),
+			Headers: [][2]string{{"X-Content-Type-Options", "nosniff"}}},
+		{Name: "notfound", Status: 404, CORS: true, Body: emptyBody},
+	}
+}
+
+// emptyBody is an empty return text: a literal "" would make nginx send its
+// HTML error page instead, an empty variable does not.
+const emptyBody = `"${upgraph_empty}"`
+
+// errorBody renders site's {"kind","value"} body as nginx return text.
+// "@{name}" in value stands for nginx variable $name, which the maps keep
+// JSON-safe; a literal '$' has to come from a variable in nginx.
+func errorBody(kind, value string) string {
+	b := jsonw.Key([]byte{'{'}, "kind")
+	b = jsonw.String(b, kind)
+	b = append(b, ',')
+	b = jsonw.Key(b, "value")
+	b = jsonw.String(b, value)
+	b = append(b, '}')
+	s := strings.ReplaceAll(string(b), "$", "${upgraph_dollar}")
+	return nginxQuote(strings.ReplaceAll(s, "@{", "${"))
+}

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package site
+
+import (
+	"errors"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+)
+
+func snapshot(string, []byte, *manifest.Manifest) (string, func(), error) {
+	return "", nil, errors.New("snapshots need hard links and flock")
+}
