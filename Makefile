@@ -5,13 +5,14 @@ DEMO_OUT ?= out/demo
 # Benchmark output lands here; set to a disk path to include disk writes.
 BENCH_OUT_DIR ?=
 
-.PHONY: help build test vet demo bench bench-build clean
+.PHONY: help build deps test fuzz vet demo bench bench-serve clean
 
 help:
 	@echo "make build   build $(BIN)"
 	@echo "make test    vet + all tests (what CI runs)"
 	@echo "make demo    generate the embedded demo tree into $(DEMO_OUT)"
 	@echo "make bench   full-generation benchmark on the real graph-data"
+	@echo "make bench-serve  wrk load test: upgraph serve vs nginx on the same tree"
 
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/upgraph
@@ -20,8 +21,22 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-test: vet
-	$(GO) test -count=1 -timeout 20m ./...
+deps:
+	bash .ci/deps
+
+# Fuzzers of the request parsing, each for a bounded time (FUZZTIME).
+FUZZTIME ?= 15s
+FUZZERS  ?= FuzzGraphQuery FuzzAccept FuzzSignaturePath
+
+test: deps vet
+	$(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) fuzz
+
+fuzz:
+	@for f in $(FUZZERS); do \
+	  echo "fuzz $$f for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./site/ || exit 1; \
+	done
 
 demo: build
 	./$(BIN) generate --demo --out $(DEMO_OUT)
@@ -29,6 +44,9 @@ demo: build
 
 bench:
 	BENCH_OUT_DIR=$(BENCH_OUT_DIR) $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate' -benchtime 3x -benchmem ./generator/
+
+bench-serve:
+	bash site/bench/serve.sh
 
 clean:
 	rm -rf bin out

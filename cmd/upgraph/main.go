@@ -37,6 +37,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			generateCommand(),
 			serveCommand(),
+			synthCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}
