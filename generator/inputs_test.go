@@ -27,21 +27,7 @@ var (
 func realInputs(tb testing.TB) (source.Source, fs.FS) {
 	tb.Helper()
 	gd := os.DirFS(realGraphData)
-	realOnce.Do(func() {
-		var rs []synth.Release
-		if rs, realErr = synth.FromGraphData(gd); realErr != nil {
-			return
-		}
-		realReleases = fstest.MapFS{}
-		for _, r := range rs {
-			data, err := synth.Encode(r)
-			if err != nil {
-				realErr = err
-				return
-			}
-			realReleases[synth.FileName(r)] = &fstest.MapFile{Data: data}
-		}
-	})
+	realOnce.Do(func() { realReleases, realErr = synth.MetadataFS(gd) })
 	if realErr != nil {
 		tb.Fatal(realErr)
 	}

@@ -38,6 +38,7 @@ func newApp() *cli.App {
 			generateCommand(),
 			serveCommand(),
 			synthCommand(),
+			edgeCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 )
 
 // FileName returns the name WriteDir uses for r: "<version>+<arch>.json".
@@ -49,4 +51,23 @@ func Encode(r Release) ([]byte, error) {
 		return nil, fmt.Errorf("encoding release %s+%s: %w", r.Version, r.Arch, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// MetadataFS returns the releases synthesised for the graph-data tree in
+// graphData as an in-memory metadata:DIR tree (one file per release), for
+// tests and benchmarks that need real-scale input without touching disk.
+func MetadataFS(graphData fs.FS) (fstest.MapFS, error) {
+	rs, err := FromGraphData(graphData)
+	if err != nil {
+		return nil, err
+	}
+	files := fstest.MapFS{}
+	for _, r := range rs {
+		data, err := Encode(r)
+		if err != nil {
+			return nil, err
+		}
+		files[FileName(r)] = &fstest.MapFile{Data: data}
+	}
+	return files, nil
 }

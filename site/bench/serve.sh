@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Load benchmark: wrk against `upgraph serve` and against nginx (configured
+# by `upgraph edge nginx`) serving the same tree, in the same run, on the same
+# machine, with the same mixed list of cluster requests (every channel ×
+# arch, known and unknown versions, with an id). Loopback only, bounded time.
+#
+#   site/bench/serve.sh            # real graph-data with synthesised releases
+#   TREE=demo site/bench/serve.sh  # the embedded demo tree
+#   DURATION=60s CONNECTIONS=64 THREADS=2 URLS=20000
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TREE=${TREE:-real}
+DURATION=${DURATION:-60s}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+URLS=${URLS:-20000}
+WORK=$(mktemp -d)
+chmod 755 "$WORK"
+cleanup() { [ -n "${UPGRAPH_PID:-}" ] && kill "$UPGRAPH_PID" 2>/dev/null; [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+bash .ci/deps
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+go build -trimpath -o "$WORK/upgraph" ./cmd/upgraph
+if [ "$TREE" = demo ]; then
+  "$WORK/upgraph" --log-level warn generate --demo --out "$WORK/tree"
+else
+  "$WORK/upgraph" synth-releases --graph-data ../shared/graph-data --out "$WORK/releases" >/dev/null
+  "$WORK/upgraph" --log-level warn generate --releases "metadata:$WORK/releases" --graph-data ../shared/graph-data --out "$WORK/tree"
+fi
+
+# The request mix: each channel × arch with every version (per-version
+# files), without a version and with an unknown one (channel files), shuffled.
+python3 - "$WORK/tree/index.json" "$URLS" > "$WORK/paths.txt" <<'PY'
+import json, random, sys
+m = json.load(open(sys.argv[1]))
+paths = []
+for g in m["graphs"]:
+    q = f"/api/upgrades_info/v1/graph?arch={g['arch']}&channel={g['channel']}&id=0f0e0d0c-0b0a-0908-0706-050403020100"
+    paths.append(q)
+    paths.append(q + "&version=9.9.9")
+    paths += [q + "&version=" + v for v in g["versions"]]
+random.seed(1)
+random.shuffle(paths)
+print("\n".join(paths[: int(sys.argv[2])]))
+PY
+echo "tree: $(du -sh --apparent-size "$WORK/tree" | cut -f1), $(wc -l < "$WORK/paths.txt") request paths"
+
+"$WORK/upgraph" --log-level warn serve --dir "$WORK/tree" --listen 127.0.0.1:18181 --cache-mb 4096 >/dev/null &
+UPGRAPH_PID=$!
+mkdir -p "$WORK/nginx"
+"$WORK/upgraph" edge nginx --full --foreground --root "$WORK/tree" --listen 127.0.0.1:18182 \
+  --state-dir "$WORK/nginx" --user "$(id -un)" > "$WORK/nginx.conf"
+"$NGINX" -p "$WORK/nginx" -c "$WORK/nginx.conf" &
+NGINX_PID=$!
+for port in 18181 18182; do
+  for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/api/upgrades_info/v1/graph?channel=x-1" >/dev/null && break; sleep 0.1; done
+done
+
+rss() { ps -o rss= -p "$1" | tr -d ' '; }
+bench() { # name port
+  wrk -t "$THREADS" -c "$CONNECTIONS" -d 5s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" >/dev/null # warm-up
+  wrk -t "$THREADS" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" | grep '^RESULT' | sed "s/^RESULT/$1/"
+}
+rss_before=$(rss "$UPGRAPH_PID")
+up=$(bench upgraph 18181)
+rss_after=$(rss "$UPGRAPH_PID")
+ng=$(bench nginx 18182)
+echo "$up"
+echo "$ng"
+echo "upgraph RSS: ${rss_before} KiB after warm-up, ${rss_after} KiB after the run"
+ratio=$(awk -v a="$up" -v b="$ng" 'BEGIN { split(a, x, "rps="); split(b, y, "rps="); printf "%.2f", (x[2]+0)/(y[2]+0) }')
+echo "throughput ratio upgraph/nginx: $ratio"
