@@ -3,8 +3,8 @@ package site
 import (
 	"bytes"
 	"compress/gzip"
-	"container/list"
 	"sync"
+	"sync/atomic"
 )
 
 // content is a served file, with what its responses need precomputed.
@@ -15,6 +15,8 @@ type content struct {
 	gzipOnce sync.Once
 	gz       []byte
 	gzEtag   string
+
+	used atomic.Bool // CLOCK reference bit
 }
 
 // gzipped compresses the body once; later requests reuse the result.
@@ -31,57 +33,71 @@ func (c *content) gzipped() ([]byte, string) {
 }
 
 // cache holds file contents by digest, so hard-linked duplicates and
-// unchanged files across generations share one entry, within a byte budget
-// (least recently used entries go first).
+// unchanged files across generations share one entry, within a byte
+// budget. Reads take no exclusive lock: eviction is CLOCK (second chance),
+// which only needs a reference bit set on a hit, where LRU would reorder a
+// shared list on every request.
 type cache struct {
-	mu     sync.Mutex
 	budget int64
-	used   int64
-	lru    *list.List // of *cacheEntry, front = most recent
-	byKey  map[string]*list.Element
+	used   atomic.Int64
+	byKey  sync.Map // digest → *content
+
+	mu   sync.Mutex // guards ring and hand (additions and eviction)
+	ring []string
+	hand int
 }
 
-type cacheEntry struct {
-	key string
-	c   *content
-}
-
-func newCache(budget int64) *cache {
-	return &cache{budget: budget, lru: list.New(), byKey: map[string]*list.Element{}}
-}
+func newCache(budget int64) *cache { return &cache{budget: budget} }
 
 func (c *cache) get(key string) *content {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.byKey[key]; ok {
-		c.lru.MoveToFront(e)
-		return e.Value.(*cacheEntry).c
+	v, ok := c.byKey.Load(key)
+	if !ok {
+		return nil
 	}
-	return nil
+	ct := v.(*content)
+	if !ct.used.Load() {
+		ct.used.Store(true)
+	}
+	return ct
 }
 
-// add stores v under key, evicting old entries beyond the budget; a
-// content larger than the whole budget is served but not kept.
+// add stores v under key, evicting entries beyond the budget; a content
+// larger than the whole budget is served but not kept.
 func (c *cache) add(key string, v *content) {
 	size := int64(len(v.body))
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byKey[key]; ok || size > c.budget {
+	if size > c.budget {
 		return
 	}
-	c.byKey[key] = c.lru.PushFront(&cacheEntry{key, v})
-	c.used += size
-	for c.used > c.budget {
-		e := c.lru.Back()
-		ce := e.Value.(*cacheEntry)
-		c.lru.Remove(e)
-		delete(c.byKey, ce.key)
-		c.used -= int64(len(ce.c.body))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, loaded := c.byKey.LoadOrStore(key, v); loaded {
+		return
+	}
+	c.ring = append(c.ring, key)
+	for c.used.Add(size) > c.budget && len(c.ring) > 1 {
+		size = -c.evictOne()
 	}
 }
 
-func (c *cache) bytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
+// evictOne removes the first entry the clock hand finds unused since its
+// last pass, and returns its size.
+func (c *cache) evictOne() int64 {
+	for {
+		if c.hand >= len(c.ring) {
+			c.hand = 0
+		}
+		key := c.ring[c.hand]
+		v, _ := c.byKey.Load(key)
+		ct := v.(*content)
+		if ct.used.Swap(false) {
+			c.hand++
+			continue
+		}
+		c.byKey.Delete(key)
+		c.ring[c.hand] = c.ring[len(c.ring)-1]
+		c.ring = c.ring[:len(c.ring)-1]
+		return int64(len(ct.body))
+	}
 }
+
+func (c *cache) bytes() int64 { return c.used.Load() }

@@ -14,10 +14,11 @@ import (
 // metrics are exported in the Prometheus text format. A handful of series
 // do not need a client library.
 type metrics struct {
+	requests sync.Map // requestKey → *atomic.Int64; lock-free on the request path
+
 	mu        sync.Mutex
-	requests  map[[2]string]*atomic.Int64 // route, status
-	fallbacks map[string]*atomic.Int64    // reason
-	reloads   map[string]*atomic.Int64    // result
+	fallbacks map[string]*atomic.Int64 // reason
+	reloads   map[string]*atomic.Int64 // result
 
 	buckets []float64
 	counts  []atomic.Int64 // per bucket, cumulative at export
@@ -29,7 +30,6 @@ var latencyBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.
 
 func newMetrics() *metrics {
 	return &metrics{
-		requests:  map[[2]string]*atomic.Int64{},
 		fallbacks: map[string]*atomic.Int64{},
 		reloads:   map[string]*atomic.Int64{},
 		buckets:   latencyBuckets,
@@ -48,8 +48,18 @@ func counter[K comparable](mu *sync.Mutex, m map[K]*atomic.Int64, k K) *atomic.I
 	return c
 }
 
+type requestKey struct {
+	route  string
+	status int
+}
+
 func (m *metrics) observe(route string, status int, d time.Duration) {
-	counter(&m.mu, m.requests, [2]string{route, strconv.Itoa(status)}).Add(1)
+	k := requestKey{route, status}
+	c, ok := m.requests.Load(k)
+	if !ok {
+		c, _ = m.requests.LoadOrStore(k, &atomic.Int64{})
+	}
+	c.(*atomic.Int64).Add(1)
 	s := d.Seconds()
 	for i, b := range m.buckets {
 		if s <= b {
@@ -70,18 +80,17 @@ func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
 	defer m.mu.Unlock()
 	fmt.Fprintln(w, "# HELP upgraph_http_requests_total Requests by route and status.")
 	fmt.Fprintln(w, "# TYPE upgraph_http_requests_total counter")
-	keys := make([][2]string, 0, len(m.requests))
-	for k := range m.requests {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int {
-		if a[0] != b[0] {
-			return cmpStr(a[0], b[0])
+	var keys []requestKey
+	m.requests.Range(func(k, _ any) bool { keys = append(keys, k.(requestKey)); return true })
+	slices.SortFunc(keys, func(a, b requestKey) int {
+		if a.route != b.route {
+			return cmpStr(a.route, b.route)
 		}
-		return cmpStr(a[1], b[1])
+		return a.status - b.status
 	})
 	for _, k := range keys {
-		fmt.Fprintf(w, "upgraph_http_requests_total{route=%q,status=%q} %d\n", k[0], k[1], m.requests[k].Load())
+		c, _ := m.requests.Load(k)
+		fmt.Fprintf(w, "upgraph_http_requests_total{route=%q,status=\"%d\"} %d\n", k.route, k.status, c.(*atomic.Int64).Load())
 	}
 	fmt.Fprintln(w, "# HELP upgraph_http_request_duration_seconds Time to answer a request.")
 	fmt.Fprintln(w, "# TYPE upgraph_http_request_duration_seconds histogram")
