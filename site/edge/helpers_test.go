@@ -16,7 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	upgraph "github.com/upgraph/upgraph"
@@ -223,17 +222,9 @@ func fixtureInputs(name string) (source.Source, fs.FS) {
 func realInputs(t testing.TB) (source.Source, fs.FS) {
 	t.Helper()
 	gd := os.DirFS(realGraphData)
-	rs, err := synth.FromGraphData(gd)
+	releases, err := synth.MetadataFS(gd)
 	if err != nil {
 		t.Fatal(err)
-	}
-	releases := fstest.MapFS{}
-	for _, r := range rs {
-		data, err := synth.Encode(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		releases[synth.FileName(r)] = &fstest.MapFile{Data: data}
 	}
 	return &source.MetadataDir{Dir: "synth", FS: releases}, gd
 }

@@ -73,7 +73,7 @@ var (
 	// Paths are quoted in the config, so only quotes, backslashes, '$'
 	// (variables in root) and control characters are a problem.
 	safePath   = regexp.MustCompile(`^[^"\\$\x00-\x1f\x7f]+$`)
-	safeListen = regexp.MustCompile(`^[0-9A-Za-z.:\[\]*_-]+$`)
+	safeListen = regexp.MustCompile(`^[0-9A-Za-z.:\[\]*_/-]+$`)
 	safePrefix = regexp.MustCompile(`^(/[0-9A-Za-z._~-]+)*$`)
 	safeWord   = regexp.MustCompile(`^[0-9A-Za-z._-]+$`)
 )

@@ -26,35 +26,27 @@ type nginxMap struct {
 
 type mapEntry struct{ Key, Value string }
 
-// Query syntax as Go's url.ParseQuery reads it: pairs split on '&'; a pair
-// holding ';' is dropped (and reported), as is one with a malformed escape.
-const (
-	hex2   = `[0-9A-Fa-f]{2}`
-	qvalue = `(?:[^&;%]|%` + hex2 + `)*` // a value ParseQuery keeps
-	// badEscape is a '%' not followed by two hex digits.
-	badEscape = `%(?!` + hex2 + `)`
-)
+// Query syntax as the Go handler reads it (leniently, as upstream): pairs
+// split on '&' only, '+' is a space, a well-formed %XX escape a byte, and
+// anything else, a malformed escape or ';' included, is kept literally.
+// nginx sees raw values; a raw value matching the channel or arch pattern
+// decodes to itself, so validation is exact for every value without '%'.
 
-// lastParam matches the last pair named name that ParseQuery keeps (the
-// Go handler's "last one wins"), capturing its raw value in group capture.
-// A bare "name" counts, with an empty value.
+// lastParam matches the last pair named name (the Go handler's "last one
+// wins"), capturing its raw value in group capture. A bare "name" counts,
+// with an empty value.
 func lastParam(name, capture string) string {
-	kept := name + `(?:=` + qvalue + `)?(?:&|$)`
-	return `(?:^|&)` + name + `(?:=(?<` + capture + `>` + qvalue + `))?(?=&|$)(?!.*&` + kept + `)`
+	return `(?:^|&)` + name + `(?:=(?<` + capture + `>[^&]*))?(?=&|$)(?!.*&` + name + `(?:[=&]|$))`
 }
 
-// The first malformed escape, which is what ParseQuery reports: its
-// url.EscapeError holds the '%' and at most two more bytes of the key or
-// value it is in.
-var (
-	validPrefix = `^(?:(?:[^%]|%` + hex2 + `)*&)?`
-	escapeInKey = validPrefix + `(?:[^&=%]|%` + hex2 + `)*(?<upgraph_ek>` + badEscape + `[^&=]{0,2})`
-	escapeInVal = validPrefix + `(?:[^&=%]|%` + hex2 + `)*=(?:[^&%]|%` + hex2 + `)*(?<upgraph_ev>` + badEscape + `[^&]{0,2})`
-)
+// echoable matches a raw character the Go handler echoes unchanged into a
+// JSON error body: one that decodes to itself (not '+' or a well-formed
+// escape), needs no JSON escape ('"', '\', controls) and is valid UTF-8.
+const echoable = `(?:[^%+\x00-\x1f\x22\x5c\x80-\xff]|%(?![0-9A-Fa-f]{2})|` + utf8Seq + `)`
 
-// echoable is a character the Go handler echoes unchanged into a JSON error
-// body: not decoded ('%', '+'), not JSON-escaped ('"', '\', controls).
-const echoable = `[^%+\x00-\x1f\x22\x5c]`
+// utf8Seq is one well-formed multi-byte UTF-8 sequence (RFC 3629).
+const utf8Seq = `[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}|` +
+	`\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}`
 
 // maxEchoPlus is how many '+' (decoded to spaces, as in "stable+4.9") an
 // echoed value may hold; values beyond are reported without the value.
@@ -80,11 +72,13 @@ func echoEntries(name, capture string) []mapEntry {
 
 // Accept: exactly upstream's values first (map strings match
 // case-insensitively, as the Go handler's list parsing does), then an
-// approximation of its q-value parsing: the first acceptable media range
-// in the list decides, a range with q=0 is not acceptable.
+// approximation of its RFC 9110 negotiation: the first acceptable media
+// range in the list decides, where a range is acceptable if its q is in
+// (0, 1] (so q=0 and an invalid q rule out that range only).
 var (
 	acceptable = `(?:application/json|` + regexp.QuoteMeta(site.MediaV1) + `|application/\*|\*/\*|\*)`
-	okParams   = `(?:\s*;(?!\s*q\s*=\s*0(?:\.0*)?\s*(?:;|,|$))[^;,]*)*\s*`
+	qPositive  = `\+?0*(?:\.\d*[1-9]\d*|1(?:\.0*)?)`
+	okParams   = `(?:\s*;\s*(?:q\s*=\s*` + qPositive + `\s*|(?!q\s*=)[^;,]*))*\s*`
 	elem       = func(rng string) string { return `\s*` + rng + okParams + `(?:,|$)` }
 	skipped    = `(?:(?!` + elem(acceptable) + `)[^,]*,)*`
 )
@@ -113,11 +107,7 @@ func nginxMaps() []nginxMap {
 			{"", "accept"}, {"default", "$upgraph_route_query"}}},
 
 		{"channel is mandatory: the key must be present, even with an empty value.", "$args", "$upgraph_route_query", []mapEntry{
-			{"~" + `(?:^|&)channel(?:=` + qvalue + `)?(?:&|$)`, "$upgraph_route_parsed"}, {"default", "missing"}}},
-		{"Then any query syntax error url.ParseQuery reports.", "$args", "$upgraph_route_parsed", []mapEntry{
-			{"~;", "semicolon"}, {"default", "$upgraph_route_escape"}}},
-		{"", "$upgraph_escape", "$upgraph_route_escape", []mapEntry{
-			{"", "$upgraph_route_channel"}, {"default", "escape"}}},
+			{"~(?:^|&)channel(?:=[^&]*)?(?:&|$)", "$upgraph_route_channel"}, {"default", "missing"}}},
 		{"Then channel, then arch (spec §6.6, §6.7).", "$upgraph_channel", "$upgraph_route_channel", []mapEntry{
 			{"~" + policy.ChannelPattern.String(), "$upgraph_route_arch"}, {"default", "channel"}}},
 		{"", "$upgraph_arch", "$upgraph_route_arch", []mapEntry{
@@ -137,10 +127,6 @@ func nginxMaps() []nginxMap {
 
 		{"Error messages echo the offending value where nginx can reproduce it.", "$upgraph_channel", "$upgraph_channel_msg", echoEntries("channel", "upgraph_cm")},
 		{"", "$upgraph_arch", "$upgraph_arch_msg", echoEntries("arch", "upgraph_am")},
-		{"", "$args", "$upgraph_escape", []mapEntry{
-			{"~" + escapeInKey, "$upgraph_ek"}, {"~" + escapeInVal, "$upgraph_ev"}, {"default", ""}}},
-		{"strconv.Quote leaves printable ASCII other than '\"' and '\\' alone.", "$upgraph_escape", "$upgraph_escape_msg", []mapEntry{
-			{`~^[\x20\x21\x23-\x5b\x5d-\x7e]+$`, `invalid URL escape \"${upgraph_escape}\"`}, {"default", "invalid URL escape"}}},
 	}
 }
 
@@ -169,8 +155,6 @@ func nginxResponses() []nginxResponse {
 			Body: errorBody("invalid_content_type", "invalid Content-Type requested")},
 		{Name: "missing", Status: 400, ContentType: "application/json", CORS: true,
 			Body: errorBody("missing_params", "mandatory client parameters missing: channel")},
-		{Name: "semicolon", Status: 400, ContentType: "application/json", CORS: true, Body: invalid("invalid semicolon separator in query")},
-		{Name: "escape", Status: 400, ContentType: "application/json", CORS: true, Body: invalid("@{upgraph_escape_msg}")},
 		{Name: "channel", Status: 400, ContentType: "application/json", CORS: true, Body: invalid(regexDetail("upgraph_channel_msg", policy.ChannelPattern))},
 		{Name: "arch", Status: 400, ContentType: "application/json", CORS: true, Body: invalid(regexDetail("upgraph_arch_msg", policy.ArchPattern))},
 		{Name: "method", Status: 405, ContentType: "application/json", CORS: true,

@@ -48,11 +48,13 @@ var equivalent = []request{
 	{name: "last arch wins", target: "/graph?arch=x86_64&channel=fast-4.16&arch=arm64"},
 	{name: "unknown parameters", target: "/graph?id=x&channel=stable-4.16&foo=bar"},
 	{name: "HEAD", method: http.MethodHead, target: "/graph?channel=stable-4.16"},
+	{name: "range ignored", target: "/graph?channel=stable-4.16", header: []string{"Range: bytes=0-9"}},
+	{name: "repeated Accept headers", target: "/graph?channel=stable-4.16", header: []string{"Accept: application/json", "Accept: text/html"}},
 
 	// Parameter errors (spec §6.3, §6.6, §6.7).
 	{name: "no query", target: "/graph"},
 	{name: "no channel", target: "/graph?arch=amd64&version=4.16.0"},
-	{name: "channel dropped with its semicolon", target: "/graph?channel=stable-4.16;x"},
+	{name: "semicolon in channel", target: "/graph?channel=stable-4.16;x"},
 	{name: "empty channel", target: "/graph?channel="},
 	{name: "bare channel", target: "/graph?channel&arch=amd64"},
 	{name: "upper-case channel", target: "/graph?channel=Stable-4.9"},
@@ -65,12 +67,12 @@ var equivalent = []request{
 	{name: "arch x86_64", target: "/graph?channel=stable-4.16&arch=x86_64"},
 	{name: "empty arch", target: "/graph?channel=stable-4.16&arch="},
 	{name: "bare arch", target: "/graph?channel=stable-4.16&arch"},
-	{name: "semicolon", target: "/graph?channel=stable-4.16&x=1;2"},
-	{name: "bad escape in value", target: "/graph?channel=stable-4.16&x=%zz"},
-	{name: "bad escape in key", target: "/graph?channel=stable-4.16&%z=1"},
-	{name: "short escape", target: "/graph?channel=stable-4.16&x=a%4"},
-	{name: "first bad escape", target: "/graph?channel=stable-4.16&x=%4g&y=%"},
-	{name: "channel with bad escape", target: "/graph?channel=%zz"},
+	{name: "semicolon elsewhere", target: "/graph?channel=stable-4.16&x=1;2"},
+	{name: "malformed escape elsewhere", target: "/graph?channel=stable-4.16&x=%zz&%z=1&y=a%4"},
+	{name: "malformed escapes in channel", target: "/graph?channel=%zz%4"},
+	{name: "malformed escape in arch", target: "/graph?channel=stable-4.16&arch=%"},
+	{name: "UTF-8 channel", target: "/graph?channel=caf\xc3\xa9"},
+	{name: "plus-separated channel", target: "/graph?channel=a+b+c+d"},
 	{name: "accept before missing channel", target: "/graph", header: []string{"Accept: text/html"}},
 
 	// Accept (spec §6.4) and its list parsing.
@@ -115,7 +117,7 @@ var equivalent = []request{
 
 // comparedHeaders are the headers both must send identically (ETag,
 // Last-Modified, Date and Server legitimately differ).
-var comparedHeaders = []string{"Content-Type", "Content-Length", "Content-Encoding", "Cache-Control", "Vary",
+var comparedHeaders = []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Range", "Accept-Ranges", "Cache-Control", "Vary",
 	"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Allow", "X-Content-Type-Options"}
 
 // noGzip leaves compression out of byte comparisons (the compressors
@@ -206,6 +208,12 @@ func TestNginxKnownDifferences(t *testing.T) {
 			nginxStatus: 200, goStatus: 406, nginxType: "application/vnd.redhat.cincinnati.v1+json"},
 		{name: "first acceptable range wins over a higher q", target: "/graph?channel=stable-4.16",
 			header:      []string{"Accept: application/json;q=0.5, application/vnd.redhat.cincinnati.v1+json"},
+			nginxStatus: 200, goStatus: 200, nginxType: "application/json", sameBody: true},
+		{name: "a q=0 range only rules itself out", target: "/graph?channel=stable-4.16",
+			header:      []string{"Accept: */*, application/*;q=0"},
+			nginxStatus: 200, goStatus: 406, nginxType: "application/json"},
+		{name: "a more specific range does not override an earlier one", target: "/graph?channel=stable-4.16",
+			header:      []string{"Accept: application/json;q=0, */*"},
 			nginxStatus: 200, goStatus: 200, nginxType: "application/json", sameBody: true},
 		{name: "values are not percent-decoded", target: "/graph?channel=stable%2D4.16",
 			nginxStatus: 400, goStatus: 200,

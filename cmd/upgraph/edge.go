@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/site/edge"
+)
+
+func edgeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "edge",
+		Usage: "print configurations that serve a tree without Go: nginx, CloudFront",
+		Description: `Prints what answers the graph API of upgraph serve from a generated tree on
+hosts that cannot run Go. See site/edge/README.md for the setup and for what
+they answer differently.`,
+		Subcommands: []*cli.Command{
+			{
+				Name:  "nginx",
+				Usage: "print an nginx configuration serving the tree at --root",
+				Description: `By default prints the maps and the server block for an existing http block
+(e.g. /etc/nginx/conf.d/upgraph.conf). With --full, prints a whole nginx.conf
+to run as: nginx -c FILE -p PREFIX.`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "root", Required: true, Usage: "tree written by upgraph generate (made absolute)"},
+					&cli.StringFlag{Name: "listen", Value: "8080", Usage: "argument of nginx's listen directive"},
+					&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes (default "" and /api/upgrades_info)`},
+					&cli.StringFlag{Name: "cache-control", Usage: "Cache-Control of graph responses (default: as upgraph serve)"},
+					&cli.BoolFlag{Name: "gzip-static", Usage: "serve FILE.gz next to FILE (only for precompressed trees)"},
+					&cli.BoolFlag{Name: "full", Usage: "print a whole nginx.conf instead of an http-block snippet"},
+					&cli.StringFlag{Name: "state-dir", Usage: "with --full: directory for pid, logs and temp files (default: nginx's -p prefix)"},
+					&cli.BoolFlag{Name: "foreground", Usage: `with --full: add "daemon off;"`},
+					&cli.StringFlag{Name: "user", Usage: "with --full: worker user (nginx honours it when started as root)"},
+				},
+				Action: runEdgeNginx,
+			},
+			{
+				Name:  "cloudfront",
+				Usage: "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
+				Action: func(c *cli.Context) error {
+					_, err := fmt.Fprint(c.App.Writer, edge.CloudFrontFunction())
+					return err
+				},
+			},
+		},
+	}
+}
+
+func runEdgeNginx(c *cli.Context) error {
+	root, err := filepath.Abs(c.String("root"))
+	if err != nil {
+		return err
+	}
+	opts := edge.NginxOptions{
+		Root:         root,
+		Listen:       c.String("listen"),
+		CacheControl: c.String("cache-control"),
+		GzipStatic:   c.Bool("gzip-static"),
+		Full:         c.Bool("full"),
+		StateDir:     c.String("state-dir"),
+		Foreground:   c.Bool("foreground"),
+		User:         c.String("user"),
+	}
+	if c.IsSet("prefix") {
+		opts.Prefixes = []string{}
+		for _, p := range c.StringSlice("prefix") {
+			if p = strings.Trim(p, "/"); p != "" {
+				p = "/" + p
+			}
+			opts.Prefixes = append(opts.Prefixes, p)
+		}
+	}
+	if !opts.Full && (opts.StateDir != "" || opts.Foreground || opts.User != "") {
+		return fmt.Errorf("--state-dir, --foreground and --user need --full")
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(c.App.Writer, edge.NginxConfig(opts))
+	return err
+}
