@@ -29,7 +29,9 @@ type Generation struct {
 
 	root    *os.Root
 	release func() // drops the snapshot, if any
-	graphs  map[graphKey]*servedGraph
+	// snapshot is the private copy being served, or "" when serving in place.
+	snapshot string
+	graphs   map[graphKey]*servedGraph
 }
 
 type graphKey struct{ channel, arch string }
@@ -76,7 +78,22 @@ func Load(dir string, log *slog.Logger) (*Generation, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	g.release = release
+	if from != dir {
+		g.snapshot = from
+	}
 	return g, nil
+}
+
+// open opens a file for streaming. In a snapshot every name is a hard link
+// this process made from a name the manifest validated, and nothing else
+// writes there, so one plain open is safe; os.Root resolves each path
+// component with its own system call, which costs a fifth of the CPU of
+// a request under load. In place, the tree is resolved through the root.
+func (g *Generation) open(name string) (*os.File, error) {
+	if g.snapshot != "" {
+		return os.Open(filepath.Join(g.snapshot, filepath.FromSlash(name)))
+	}
+	return g.root.Open(name)
 }
 
 func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error) {

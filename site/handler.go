@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -46,6 +47,8 @@ type Handler struct {
 	openapi []byte
 	empty   *content
 	log     *slog.Logger
+
+	verified sync.Map // digest → true once a file with it was read and checked
 
 	reloadMu sync.Mutex             // serialises generation loads
 	reload   atomic.Pointer[func()] // set by Watch: check for a new generation now
@@ -176,7 +179,7 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 		if q.version != "" && !versionFound {
 			h.metrics.fallback("unknown_version")
 		}
-		c, err := h.content(gen, name)
+		err := h.serveFile(w, r, mediaType, gen, name)
 		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
 			// The tree was swapped under this generation: pick up the new one.
 			reload()
@@ -185,9 +188,7 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			h.log.Error("reading graph", "file", name, "err", err)
 			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + name})
-			return
 		}
-		h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
 		return
 	}
 }
@@ -195,6 +196,55 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) reloader() func() {
 	if f := h.reload.Load(); f != nil {
 		return *f
+	}
+	return nil
+}
+
+// serveFile answers with a file of gen. Compressed responses come from
+// memory (gzip is computed once per content). Identity responses are
+// streamed from the tree with sendfile, as nginx does, once the content's
+// digest has been checked on its first read: copying tens of kilobytes
+// per request from memory into the socket costs more than the kernel's
+// zero-copy path, and keeping every body in memory would grow the heap
+// with the tree. It returns an error only before anything was written.
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType string, gen *Generation, name string) error {
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		c, err := h.content(gen, name)
+		if err != nil {
+			return err
+		}
+		h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
+		return nil
+	}
+	f := gen.Manifest.Files[name]
+	if _, ok := h.verified.Load(f.SHA256); !ok {
+		data, _, err := gen.read(name)
+		if err != nil {
+			return err
+		}
+		h.verified.Store(f.SHA256, true)
+		h.writeContent(w, r, mediaType, &content{body: data, etag: `"` + f.SHA256[:32] + `"`}, h.opts.CacheControl)
+		return nil
+	}
+	file, err := gen.open(name)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	hdr := w.Header()
+	hdr.Set("Content-Type", mediaType)
+	hdr.Set("Cache-Control", h.opts.CacheControl)
+	hdr.Add("Vary", "Accept, Accept-Encoding")
+	etag := `"` + f.SHA256[:32] + `"`
+	hdr.Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	hdr.Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.Copy(w, file) // sendfile through http's ReadFrom
 	}
 	return nil
 }
@@ -332,4 +382,13 @@ func (s *statusWriter) WriteHeader(code int) {
 func (s *statusWriter) Write(b []byte) (int, error) {
 	s.wrote = true
 	return s.ResponseWriter.Write(b)
+}
+
+// ReadFrom keeps net/http's sendfile path available through the wrapper.
+func (s *statusWriter) ReadFrom(src io.Reader) (int64, error) {
+	s.wrote = true
+	if rf, ok := s.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(struct{ io.Writer }{s.ResponseWriter}, src)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ does not load is skipped and the previous one keeps being served.`,
 			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation"},
 			&cli.Int64Flag{Name: "cache-mb", Value: 512, Usage: "file content kept in memory, MiB"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
+			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
 		},
 		Action: runServe,
 	}
@@ -50,6 +52,12 @@ func runServe(c *cli.Context) error {
 	var handler http.Handler = site.CORS(h)
 	if c.Bool("access-log") {
 		handler = site.AccessLog(log, handler)
+	}
+	if addr := c.String("pprof"); addr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		go http.ListenAndServe(addr, mux)
 	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {

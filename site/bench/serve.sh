@@ -46,7 +46,7 @@ print("\n".join(paths[: int(sys.argv[2])]))
 PY
 echo "tree: $(du -sh --apparent-size "$WORK/tree" | cut -f1), $(wc -l < "$WORK/paths.txt") request paths"
 
-"$WORK/upgraph" --log-level warn serve --dir "$WORK/tree" --listen 127.0.0.1:18181 --cache-mb 4096 >/dev/null &
+"$WORK/upgraph" --log-level warn serve --dir "$WORK/tree" --listen 127.0.0.1:18181 >/dev/null &
 UPGRAPH_PID=$!
 mkdir -p "$WORK/nginx"
 "$WORK/upgraph" edge nginx --full --foreground --root "$WORK/tree" --listen 127.0.0.1:18182 \
