@@ -203,3 +203,27 @@ func command(dir string, args ...string) *exec.Cmd {
 	cmd.Dir = dir
 	return cmd
 }
+
+// TestSelectOutputs: --arch and --channel limit what is written.
+func TestSelectOutputs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tree")
+	if _, stderr, code := run(t, ".", nil, "generate", "--demo", "--out", out, "--arch", "arm64,s390x", "--channel", "^stable-"); code != 0 {
+		t.Fatal(stderr)
+	}
+	files := treeDigest(t, out)
+	for _, want := range []string{"graph/arm64/stable-4.16.json", "graph/arm64/stable-4.15/4.15.2.json", "graph/s390x/stable-4.16.json"} {
+		if _, ok := files[want]; !ok {
+			t.Errorf("missing %s", want)
+		}
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "graph/amd64/") || strings.Contains(name, "fast-") || strings.Contains(name, "candidate-") {
+			t.Errorf("%s written although not selected", name)
+		}
+	}
+	// An arch without releases is answered with an empty graph, as upstream.
+	body, err := os.ReadFile(filepath.Join(out, "graph/s390x/stable-4.16.json"))
+	if err != nil || string(body) != `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}` {
+		t.Errorf("s390x graph = %s, %v", body, err)
+	}
+}
