@@ -44,7 +44,7 @@ type Handler struct {
 	gen     atomic.Pointer[Generation]
 	cache   *cache
 	metrics *metrics
-	openapi []byte
+	openapi *content
 	empty   *content
 	log     *slog.Logger
 
@@ -71,8 +71,8 @@ func NewHandler(opts Options) *Handler {
 	empty := []byte(manifest.EmptyGraph)
 	return &Handler{
 		opts: opts, cache: newCache(opts.CacheBytes), metrics: newMetrics(), log: opts.Logger,
-		openapi: openAPIFor(opts.Prefixes),
-		empty:   &content{body: empty, etag: `"` + manifest.SHA256(empty)[:32] + `"`},
+		openapi: newContent(openAPIFor(opts.Prefixes)),
+		empty:   newContent(empty),
 	}
 }
 
@@ -126,7 +126,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
 			return "graph"
 		case rest == "/openapi" || rest == "/v1/openapi":
 			if methodAllowed(w, r) {
-				h.writeContent(w, r, "application/json", &content{body: h.openapi, etag: `"` + manifest.SHA256(h.openapi)[:32] + `"`}, "no-cache")
+				h.writeContent(w, r, "application/json", h.openapi, "no-cache")
 			}
 			return "openapi"
 		case strings.HasPrefix(rest, "/signatures/"):
@@ -223,7 +223,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 			return err
 		}
 		h.verified.Store(f.SHA256, true)
-		h.writeContent(w, r, mediaType, &content{body: data, etag: `"` + f.SHA256[:32] + `"`}, h.opts.CacheControl)
+		h.writeContent(w, r, mediaType, &content{body: data, etag: etagOf(f.SHA256)}, h.opts.CacheControl)
 		return nil
 	}
 	file, err := gen.open(name)
@@ -235,7 +235,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 	hdr.Set("Content-Type", mediaType)
 	hdr.Set("Cache-Control", h.opts.CacheControl)
 	hdr.Add("Vary", "Accept, Accept-Encoding")
-	etag := `"` + f.SHA256[:32] + `"`
+	etag := etagOf(f.SHA256)
 	hdr.Set("ETag", etag)
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
@@ -249,6 +249,13 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 	return nil
 }
 
+// newContent wraps a body with its ETag (a prefix of its sha256).
+func newContent(body []byte) *content {
+	return &content{body: body, etag: etagOf(manifest.SHA256(body))}
+}
+
+func etagOf(sha256 string) string { return `"` + sha256[:32] + `"` }
+
 // content returns the cached content of a file of gen.
 func (h *Handler) content(gen *Generation, name string) (*content, error) {
 	f := gen.Manifest.Files[name]
@@ -259,7 +266,7 @@ func (h *Handler) content(gen *Generation, name string) (*content, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &content{body: data, etag: `"` + f.SHA256[:32] + `"`}
+	c := &content{body: data, etag: etagOf(f.SHA256)}
 	h.cache.add(f.SHA256, c)
 	return c, nil
 }
@@ -336,7 +343,7 @@ func (h *Handler) serveSignature(w http.ResponseWriter, r *http.Request, rest st
 
 // writeError writes upstream's error body, {"kind","value"} in that order.
 func writeError(w http.ResponseWriter, e *apiError) {
-	b := append(jsonw.Key([]byte{'{'}, "kind"), nil...)
+	b := jsonw.Key([]byte{'{'}, "kind")
 	b = jsonw.String(b, e.kind)
 	b = append(b, ',')
 	b = jsonw.Key(b, "value")
