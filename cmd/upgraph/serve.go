@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -42,12 +40,6 @@ func runServe(c *cli.Context) error {
 	log, err := logger(c)
 	if err != nil {
 		return err
-	}
-	// The live heap is small (bodies are streamed from disk; only gzip
-	// variants are cached) but every request allocates, so the default GC
-	// target would collect very often. GOGC, when set, still wins.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
 	}
 	var prefixes []string
 	for _, p := range c.StringSlice("prefix") {
