@@ -231,19 +231,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 		return err
 	}
 	defer file.Close()
-	hdr := w.Header()
-	hdr.Set("Content-Type", mediaType)
-	hdr.Set("Cache-Control", h.opts.CacheControl)
-	hdr.Add("Vary", "Accept, Accept-Encoding")
-	etag := etagOf(f.SHA256)
-	hdr.Set("ETag", etag)
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	hdr.Set("Content-Length", strconv.FormatInt(f.Size, 10))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
+	if writeHeader(w, r, mediaType, etagOf(f.SHA256), h.opts.CacheControl, f.Size, false) && r.Method != http.MethodHead {
 		io.Copy(w, file) // sendfile through http's ReadFrom
 	}
 	return nil
@@ -274,26 +262,37 @@ func (h *Handler) content(gen *Generation, name string) (*content, error) {
 // writeContent answers with c: ETag and If-None-Match, gzip when accepted,
 // no body for HEAD.
 func (h *Handler) writeContent(w http.ResponseWriter, r *http.Request, mediaType string, c *content, cacheControl string) {
+	body, etag := c.body, c.etag
+	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	if gz {
+		body, etag = c.gzipped()
+	}
+	if !writeHeader(w, r, mediaType, etag, cacheControl, int64(len(body)), gz) {
+		return
+	}
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// writeHeader sets the headers every file answer carries and answers 304
+// when If-None-Match matches. It reports whether a body should follow.
+func writeHeader(w http.ResponseWriter, r *http.Request, mediaType, etag, cacheControl string, size int64, gzipped bool) bool {
 	hdr := w.Header()
 	hdr.Set("Content-Type", mediaType)
 	hdr.Set("Cache-Control", cacheControl)
 	hdr.Add("Vary", "Accept, Accept-Encoding")
-	body, etag := c.body, c.etag
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		body, etag = c.gzipped()
-		hdr.Set("Content-Encoding", "gzip")
-	}
 	hdr.Set("ETag", etag)
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		hdr.Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return false
 	}
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	if gzipped {
+		hdr.Set("Content-Encoding", "gzip")
+	}
+	hdr.Set("Content-Length", strconv.FormatInt(size, 10))
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body)
-	}
+	return true
 }
 
 // etagMatches implements If-None-Match's weak comparison.
