@@ -9,8 +9,6 @@ package generator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -20,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/edges"
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/source"
 )
 
@@ -62,11 +61,10 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 			return nil, fmt.Errorf("release source %s: version %q is not valid SemVer; clusters would reject the whole graph", releases, n.Version)
 		}
 	}
-	sum := sha256.Sum256(g.Encode(g.SortedOrder()))
 	b := &Built{
 		GraphData:      gd,
 		ReleasesKind:   strings.SplitN(releases.String(), ":", 2)[0],
-		ReleasesDigest: "sha256:" + hex.EncodeToString(sum[:]),
+		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),
 	}
 	for _, w := range annotate.Apply(g, gd, annotate.Options{UpstreamQuirks: opts.UpstreamQuirks}) {
 		log.Warn("graph-data", "problem", w)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,7 +85,7 @@ func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
 	m.requests.Range(func(k, _ any) bool { keys = append(keys, k.(requestKey)); return true })
 	slices.SortFunc(keys, func(a, b requestKey) int {
 		if a.route != b.route {
-			return cmpStr(a.route, b.route)
+			return strings.Compare(a.route, b.route)
 		}
 		return a.status - b.status
 	})
@@ -127,14 +128,4 @@ func writeLabelled(w io.Writer, name, help, label string, m map[string]*atomic.I
 	for _, k := range keys {
 		fmt.Fprintf(w, "%s{%s=%q} %d\n", name, label, k, m[k].Load())
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -103,14 +103,7 @@ func TestWatchReload(t *testing.T) {
 
 	// A broken tree, swapped in atomically: index.json names a file that
 	// does not exist.
-	if err := rewriteTree(dir, nil, func(m *manifest.Manifest) {
-		m.Files["graph/amd64/missing.json"] = manifest.File{SHA256: manifest.SHA256(nil), Size: 10}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the broken tree to be refused", func() bool {
-		return metric(metricsText(t, srv), `upgraph_generation_reloads_total{result="error"}`) == 1
-	})
+	swapInBrokenTree(t, dir, srv)
 	if h.Generation().ID != second {
 		t.Fatal("the broken tree replaced the generation")
 	}
@@ -145,14 +138,7 @@ func TestWatchBrokenTreeUncachedFile(t *testing.T) {
 	dir, h, srv := watched(t, 20*time.Millisecond)
 	want := readFile(t, dir, "graph/arm64/stable-4.16/4.15.1.json")
 	id := h.Generation().ID
-	if err := rewriteTree(dir, nil, func(m *manifest.Manifest) {
-		m.Files["graph/amd64/missing.json"] = manifest.File{SHA256: manifest.SHA256(nil), Size: 10}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the broken tree to be refused", func() bool {
-		return metric(metricsText(t, srv), `upgraph_generation_reloads_total{result="error"}`) == 1
-	})
+	swapInBrokenTree(t, dir, srv)
 	if h.Generation().ID != id {
 		t.Fatal("generation replaced")
 	}
@@ -323,4 +309,18 @@ func TestWatchConcurrent(t *testing.T) {
 	for e := range errs {
 		t.Errorf("during reloads: %s", e)
 	}
+}
+
+// swapInBrokenTree swaps a tree whose index.json names a missing file into
+// dir, atomically, and waits until the watcher has refused it.
+func swapInBrokenTree(t *testing.T, dir string, srv http.Handler) {
+	t.Helper()
+	if err := rewriteTree(dir, nil, func(m *manifest.Manifest) {
+		m.Files["graph/amd64/missing.json"] = manifest.File{SHA256: manifest.SHA256(nil), Size: 10}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the broken tree to be refused", func() bool {
+		return metric(metricsText(t, srv), `upgraph_generation_reloads_total{result="error"}`) == 1
+	})
 }

@@ -299,6 +299,6 @@ func (g *Graph) SortedOrder() []int {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, c int) bool { return NodeLess(g.nodes[order[a]], g.nodes[order[c]]) })
+	sort.SliceStable(order, func(a, c int) bool { return nodeLess(g.nodes[order[a]], g.nodes[order[c]]) })
 	return order
 }

@@ -2,9 +2,9 @@ package graph
 
 import "github.com/upgraph/upgraph/generator/version"
 
-// NodeLess is the deterministic output order of nodes: SemVer precedence,
+// nodeLess is the deterministic output order of nodes: SemVer precedence,
 // then display string; non-SemVer versions last, by string.
-func NodeLess(a, b *Node) bool {
+func nodeLess(a, b *Node) bool {
 	av, aok := a.SemVer()
 	bv, bok := b.SemVer()
 	switch {

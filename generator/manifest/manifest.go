@@ -151,5 +151,6 @@ func SHA256(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Digest identifies a whole generation by its index.json.
+// Digest is the "sha256:<hex>" identity of a document: a whole generation
+// by its index.json, a release set by its canonical graph.
 func Digest(index []byte) string { return "sha256:" + SHA256(index) }

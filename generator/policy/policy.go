@@ -109,7 +109,7 @@ func (ix *Index) View(channel, arch string) *ChannelView {
 	}
 	v.Versions = make([]string, len(v.Nodes))
 	for p, i := range v.Nodes {
-		v.Versions[p] = StripArch(g.Node(i).Version, arch)
+		v.Versions[p] = servedVersion(g.Node(i), arch)
 		for _, c := range g.Children(i) {
 			if q, ok := pos[c]; ok {
 				v.Edges = append(v.Edges, [2]int{p, q})
@@ -162,6 +162,16 @@ func StripArch(v, arch string) string {
 	pv, err := version.Parse(v)
 	if err != nil {
 		return v
+	}
+	return pv.WithoutBuildIdentifier(arch).String()
+}
+
+// servedVersion is StripArch for a node, whose version the graph parsed
+// once already: views are computed twice per channel × arch.
+func servedVersion(n *graph.Node, arch string) string {
+	pv, ok := n.SemVer()
+	if !ok {
+		return n.Version
 	}
 	return pv.WithoutBuildIdentifier(arch).String()
 }
