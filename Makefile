@@ -5,13 +5,14 @@ DEMO_OUT ?= out/demo
 # Benchmark output lands here; set to a disk path to include disk writes.
 BENCH_OUT_DIR ?=
 
-.PHONY: help build deps test fuzz vet demo bench bench-serve clean
+.PHONY: help build deps test fuzz vet demo bench bench-scrape bench-serve clean
 
 help:
 	@echo "make build   build $(BIN)"
 	@echo "make test    vet + all tests (what CI runs)"
 	@echo "make demo    generate the embedded demo tree into $(DEMO_OUT)"
 	@echo "make bench   full-generation benchmark on the real graph-data"
+	@echo "make bench-scrape  cold vs warm scrape of 1,000 tags from a local registry"
 	@echo "make bench-serve  wrk load test: upgraph serve vs nginx on the same tree"
 
 build:
@@ -44,6 +45,9 @@ demo: build
 
 bench:
 	BENCH_OUT_DIR=$(BENCH_OUT_DIR) $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate' -benchtime 3x -benchmem ./generator/
+
+bench-scrape: deps
+	$(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./generator/scrape/
 
 bench-serve:
 	bash site/bench/serve.sh

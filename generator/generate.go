@@ -33,10 +33,25 @@ type BuildOptions struct {
 
 // Built is the final graph-builder graph and what it was made from.
 type Built struct {
-	Graph          *graph.Graph
+	Graph *graph.Graph
+	// Channels are the channels to render, in graph-data order.
+	Channels []string
+	// GraphData is nil when the graph came with graph-data already applied
+	// and no graph-data tree was given (see Applied).
 	GraphData      *graphdata.GraphData
 	ReleasesKind   string
 	ReleasesDigest string
+}
+
+// Applied wraps a graph that already has graph-data applied, such as the
+// union of the graphs a Cincinnati endpoint serves: only channel selection
+// remains to be done. gd may be nil; when given it is only recorded in
+// index.json.
+func Applied(g *graph.Graph, channels []string, releasesKind string, gd *graphdata.GraphData) *Built {
+	return &Built{
+		Graph: g, Channels: channels, GraphData: gd, ReleasesKind: releasesKind,
+		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),
+	}
 }
 
 // Build loads releases and graph-data and applies graph-data to the graph.
@@ -62,6 +77,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		}
 	}
 	b := &Built{
+		Channels:       gd.ChannelNames(),
 		GraphData:      gd,
 		ReleasesKind:   strings.SplitN(releases.String(), ":", 2)[0],
 		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),

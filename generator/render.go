@@ -39,12 +39,16 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		log = slog.New(slog.DiscardHandler)
 	}
 	channels, arches := selectOutputs(b, opts, log)
+	var gdInput manifest.GraphDataInput
+	if b.GraphData != nil {
+		gdInput = manifest.GraphDataInput{Version: b.GraphData.SchemaVersion.String(), Digest: b.GraphData.Digest}
+	}
 	m := &manifest.Manifest{
 		Format:      manifest.Format,
 		Generator:   "upgraph",
 		GeneratedAt: opts.GeneratedAt.UTC().Format(time.RFC3339),
 		Inputs: manifest.Inputs{
-			GraphData: manifest.GraphDataInput{Version: b.GraphData.SchemaVersion.String(), Digest: b.GraphData.Digest},
+			GraphData: gdInput,
 			Releases:  manifest.ReleasesInput{Kind: b.ReleasesKind, Digest: b.ReleasesDigest},
 		},
 		Arches:   arches,
@@ -94,7 +98,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 }
 
 func selectOutputs(b *Built, opts RenderOptions, log *slog.Logger) (channels, arches []string) {
-	for _, c := range b.GraphData.ChannelNames() {
+	for _, c := range b.Channels {
 		if opts.Channels != nil && !opts.Channels.MatchString(c) {
 			continue
 		}

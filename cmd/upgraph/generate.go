@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"regexp"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/registry"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
 )
@@ -26,17 +28,18 @@ func generateCommand() *cli.Command {
 graph-builder does, and writes DIR/graph/<arch>/<channel>.json, one
 DIR/graph/<arch>/<channel>/<version>.json per release, and DIR/index.json.
 The new tree replaces DIR atomically; on any error DIR is left untouched.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds},
-			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory or .tar.gz"},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
+			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
 			&cli.BoolFlag{Name: "demo", Usage: "use the embedded demo releases and graph-data"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "output directory"},
 			&cli.StringFlag{Name: "channel", Usage: "only channels matching this regular expression"},
+			&cli.StringSliceFlag{Name: "channels", Usage: "cincinnati: sources: the channels to fetch when there is no --graph-data (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip graph-data files that do not parse, with a warning, as upstream does (default: fail)"},
 			&cli.BoolFlag{Name: "upstream-quirks", Usage: "reproduce upstream's accidental behaviours (see README)"},
-			&cli.IntFlag{Name: "workers", Usage: "rendering and writing concurrency (default 2 × CPUs)"},
-		},
+			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping (default 16 tags) and of rendering and writing (default 2 × CPUs)"},
+		}, scrapeFlags()...),
 		Action: runGenerate,
 	}
 }
@@ -45,25 +48,6 @@ func runGenerate(c *cli.Context) error {
 	log, err := logger(c)
 	if err != nil {
 		return err
-	}
-	var releases source.Source
-	var gdfs fs.FS
-	switch {
-	case c.Bool("demo"):
-		if c.IsSet("releases") || c.IsSet("graph-data") {
-			return fmt.Errorf("--demo replaces --releases and --graph-data")
-		}
-		releases = &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases(), Logger: log}
-		gdfs = upgraph.DemoGraphData()
-	case c.String("releases") == "" || c.String("graph-data") == "":
-		return fmt.Errorf("--releases and --graph-data are required (or --demo)")
-	default:
-		if releases, err = source.Parse(c.String("releases"), source.Options{Logger: log}); err != nil {
-			return err
-		}
-		if gdfs, err = graphdata.Open(c.String("graph-data")); err != nil {
-			return err
-		}
 	}
 	gdOpts := graphdata.DefaultOptions()
 	if c.Bool("skip-invalid") {
@@ -75,22 +59,13 @@ func runGenerate(c *cli.Context) error {
 			return fmt.Errorf("--channel: %w", err)
 		}
 	}
-	var arches []string
-	for _, a := range c.StringSlice("arch") {
-		for _, s := range strings.Split(a, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				arches = append(arches, s)
-			}
-		}
-	}
+	arches := listFlag(c, "arch")
 	at, err := generatedAt()
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	built, err := generator.Build(c.Context, releases, gdfs, generator.BuildOptions{
-		GraphData: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"), Logger: log,
-	})
+	built, err := build(c, gdOpts, channels, &arches, log)
 	if err != nil {
 		return err
 	}
@@ -106,6 +81,57 @@ func runGenerate(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs, %d per-version graphs) to %s\n",
 		m.Counts.Files, m.Counts.Graphs, m.Counts.VersionGraphs, c.String("out"))
 	return nil
+}
+
+// build reads the inputs the flags name and applies graph-data, or, for a
+// mirrored Cincinnati endpoint, fetches graphs that already have it
+// applied. For a mirror it fills in the arches fetched.
+func build(c *cli.Context, gdOpts graphdata.Options, channels *regexp.Regexp, arches *[]string, log *slog.Logger) (*generator.Built, error) {
+	buildOpts := generator.BuildOptions{GraphData: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"), Logger: log}
+	if c.Bool("demo") {
+		if c.IsSet("releases") || c.IsSet("graph-data") {
+			return nil, fmt.Errorf("--demo replaces --releases and --graph-data")
+		}
+		return generator.Build(c.Context, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases(), Logger: log}, upgraph.DemoGraphData(), buildOpts)
+	}
+	spec := c.String("releases")
+	if spec == "" {
+		return nil, fmt.Errorf("--releases is required (or --demo)")
+	}
+	srcOpts, err := sourceOptions(c, log)
+	if err != nil {
+		return nil, err
+	}
+	var gdfs fs.FS
+	if c.String("graph-data") != "" {
+		if gdfs, err = openGraphData(c, srcOpts.Registry); err != nil {
+			return nil, err
+		}
+	}
+	if endpoint, ok := strings.CutPrefix(spec, mirrorPrefix); ok {
+		return buildMirror(c, endpoint, gdfs, gdOpts, channels, arches, log)
+	}
+	if gdfs == nil {
+		return nil, fmt.Errorf("--graph-data is required (only a cincinnati: source comes with graph-data applied)")
+	}
+	releases, err := source.Parse(spec, srcOpts)
+	if err != nil {
+		return nil, err
+	}
+	return generator.Build(c.Context, releases, gdfs, buildOpts)
+}
+
+func openGraphData(c *cli.Context, regOpts registry.Options) (fs.FS, error) {
+	spec := c.String("graph-data")
+	ref, isImage := strings.CutPrefix(spec, graphdata.ImagePrefix)
+	if !isImage {
+		return graphdata.Open(spec)
+	}
+	client, err := registry.New(regOpts)
+	if err != nil {
+		return nil, err
+	}
+	return graphdata.OpenImage(c.Context, client, ref)
 }
 
 // generatedAt honours SOURCE_DATE_EPOCH so builds can be reproducible.

@@ -50,7 +50,12 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a gzip-compressed tar: %w", err)
 	}
-	tr := tar.NewReader(zr)
+	return readTar(tar.NewReader(zr), nil)
+}
+
+// readTar keeps the regular files keep accepts (nil: all) and returns the
+// graph-data subtree.
+func readTar(tr *tar.Reader, keep func(name string) bool) (fs.FS, error) {
 	files := fstest.MapFS{}
 	var total int64
 	for {
@@ -76,6 +81,9 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 		default:
 			continue // links, devices: never followed
 		}
+		if keep != nil && !keep(name) {
+			continue
+		}
 		if h.Size > maxArchiveFile {
 			return nil, fmt.Errorf("tar entry %q is %d bytes, over the %d limit", h.Name, h.Size, maxArchiveFile)
 		}
@@ -89,17 +97,7 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 		}
 		files[name] = &fstest.MapFile{Data: data, Mode: 0o644}
 	}
-	root := ""
-	found := false
-	for name := range files {
-		if path.Base(name) != "version" || files[name].Mode.IsDir() {
-			continue
-		}
-		dir := path.Dir(name)
-		if !found || depth(dir) < depth(root) || (depth(dir) == depth(root) && dir < root) {
-			root, found = dir, true
-		}
-	}
+	root, found := findRoot(files)
 	if !found {
 		return nil, fmt.Errorf("no graph-data \"version\" file in the archive")
 	}
@@ -107,6 +105,37 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 		return files, nil
 	}
 	return fs.Sub(files, root)
+}
+
+// findRoot picks the directory holding the graph-data "version" file:
+// one that also has channels/ beats one that does not (an image may carry
+// unrelated files named version), then the shallowest, then by name.
+func findRoot(files fstest.MapFS) (root string, found bool) {
+	hasChannels := map[string]bool{}
+	for name := range files {
+		if dir, _, ok := strings.Cut(name, "channels/"); ok && (dir == "" || strings.HasSuffix(dir, "/")) {
+			hasChannels[strings.TrimSuffix(dir, "/")] = true
+		}
+	}
+	better := func(a, b string) bool {
+		ca, cb := hasChannels[path.Clean("/" + a)[1:]], hasChannels[path.Clean("/" + b)[1:]]
+		if ca != cb {
+			return ca
+		}
+		if depth(a) != depth(b) {
+			return depth(a) < depth(b)
+		}
+		return a < b
+	}
+	for name, f := range files {
+		if path.Base(name) != "version" || f.Mode.IsDir() {
+			continue
+		}
+		if dir := path.Dir(name); !found || better(dir, root) {
+			root, found = dir, true
+		}
+	}
+	return root, found
 }
 
 // depth counts the components of a slash-separated directory; "." is 0.

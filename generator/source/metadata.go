@@ -128,9 +128,14 @@ func parseMetadataDocument(name string, data []byte, versions versionCache) (r g
 		return r, false, fmt.Errorf("%s: %w", name, graph.JSONPosition(data, err))
 	}
 	fail := func(field, format string, args ...any) error {
-		line := fieldLine(data, field)
-		return fmt.Errorf("%s:%d: %s: %s", name, line, field, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%s:%d: %s: %s", name, fieldLine(data, field), field, fmt.Sprintf(format, args...))
 	}
+	return doc.release(name, fail, versions)
+}
+
+// release validates the document and turns it into a release; fail
+// formats an error about one field.
+func (doc *MetadataDocument) release(name string, fail func(field, format string, args ...any) error, versions versionCache) (r graph.Release, keep bool, err error) {
 	if doc.Kind != MetadataKind {
 		return r, false, fail("kind", "want %q, got %q", MetadataKind, doc.Kind)
 	}

@@ -10,8 +10,11 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/upgraph/upgraph/generator/graph"
+	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/generator/scrape"
 )
 
 // Source yields the graph of all releases, before graph-data is applied.
@@ -24,6 +27,15 @@ type Source interface {
 // Options configure sources.
 type Options struct {
 	Logger *slog.Logger
+	// Registry configures registry access (registry: sources).
+	Registry registry.Options
+	// Scrape configures registry: and oci: sources.
+	Scrape scrape.Options
+	// ScrapeTimeout bounds a whole registry scrape (0: none).
+	ScrapeTimeout time.Duration
+	// PayloadRepo is the repository clusters pull scraped releases from:
+	// required for oci:, and overrides the scraped registry's name.
+	PayloadRepo string
 }
 
 func (o Options) logger() *slog.Logger {
@@ -34,7 +46,7 @@ func (o Options) logger() *slog.Logger {
 }
 
 // Kinds lists the accepted source prefixes, for help texts.
-const Kinds = "graph:FILE (graph-builder JSON), metadata:DIR (release-metadata documents)"
+const Kinds = "graph:FILE (graph-builder JSON), metadata:DIR (release-metadata documents), registry:HOST/REPO (scrape a registry), oci:DIR (scrape an OCI image layout)"
 
 // Parse returns the source named by spec, "KIND:ARG".
 func Parse(spec string, opts Options) (Source, error) {
@@ -47,9 +59,36 @@ func Parse(spec string, opts Options) (Source, error) {
 		return &GraphFile{Path: arg}, nil
 	case "metadata":
 		return &MetadataDir{Dir: arg, Logger: opts.logger()}, nil
+	case "registry":
+		client, err := registry.New(withLogger(opts.Registry, opts.logger()))
+		if err != nil {
+			return nil, err
+		}
+		repo, err := scrape.NewRemote(client, arg)
+		if err != nil {
+			return nil, fmt.Errorf("release source %q: %w", spec, err)
+		}
+		repo.Payload = opts.PayloadRepo
+		return &Scraped{Repo: repo, Kind: kind, Spec: arg, Scrape: opts.Scrape, Timeout: opts.ScrapeTimeout, Stats: client.Stats, Logger: opts.logger()}, nil
+	case "oci":
+		if opts.PayloadRepo == "" {
+			return nil, fmt.Errorf("release source %q: an OCI layout does not say where clusters pull from; set --payload-repo HOST/REPO", spec)
+		}
+		repo, err := scrape.OpenLayout(arg, opts.PayloadRepo)
+		if err != nil {
+			return nil, fmt.Errorf("release source: %w", err)
+		}
+		return &Scraped{Repo: repo, Kind: kind, Spec: arg, Scrape: opts.Scrape, Timeout: opts.ScrapeTimeout, Logger: opts.logger()}, nil
 	default:
 		return nil, fmt.Errorf("release source %q: unknown kind %q, want one of %s", spec, kind, Kinds)
 	}
+}
+
+func withLogger(o registry.Options, log *slog.Logger) registry.Options {
+	if o.Logger == nil {
+		o.Logger = log
+	}
+	return o
 }
 
 // GraphFile reads a graph-builder JSON graph (spec §7.1), as served at a

@@ -1,0 +1,110 @@
+package scrape
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// Entry is what one manifest digest holds for the graph: a release
+// (Found) or the reason it is none. A digest names immutable content, so
+// an entry never goes stale, whichever repository or tag it came from.
+type Entry struct {
+	Digest   string          `json:"digest"`
+	Arch     string          `json:"arch,omitempty"`
+	Found    bool            `json:"found"`
+	Metadata ReleaseMetadata `json:"metadata,omitzero"`
+	// Reason says why no release was found.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Cache stores entries by manifest digest across runs.
+type Cache interface {
+	Get(digest v1.Hash) (Entry, bool)
+	Put(e Entry) error
+}
+
+// cacheFormat versions the on-disk layout: a change in what an entry
+// means must not be read back as the old meaning.
+const cacheFormat = "v1"
+
+// DirCache keeps one small JSON file per digest under Dir/v1/<algorithm>/.
+// Writes go through a temporary file and a rename, so concurrent runs and
+// a killed run leave either no entry or a whole one.
+type DirCache struct{ Dir string }
+
+// DefaultCacheDir is under the user's cache directory.
+func DefaultCacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory (set --cache): %w", err)
+	}
+	return filepath.Join(base, "upgraph", "scrape"), nil
+}
+
+func (c DirCache) path(h v1.Hash) string {
+	return filepath.Join(c.Dir, cacheFormat, h.Algorithm, h.Hex+".json")
+}
+
+// Get returns the entry for digest; an unreadable entry is a miss.
+func (c DirCache) Get(h v1.Hash) (Entry, bool) {
+	data, err := os.ReadFile(c.path(h))
+	if err != nil {
+		return Entry{}, false
+	}
+	var e Entry
+	if json.Unmarshal(data, &e) != nil || e.Digest != h.String() {
+		return Entry{}, false
+	}
+	if e.Found {
+		if _, err := parseMetadata(mustJSON(e.Metadata)); err != nil {
+			return Entry{}, false
+		}
+	}
+	return e, true
+}
+
+// Put stores e.
+func (c DirCache) Put(e Entry) error {
+	h, err := v1.NewHash(e.Digest)
+	if err != nil {
+		return err
+	}
+	p := c.path(h)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("scrape cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+h.Hex+".*")
+	if err != nil {
+		return fmt.Errorf("scrape cache: %w", err)
+	}
+	_, err = tmp.Write(mustJSON(e))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("scrape cache: %w", err)
+	}
+	return nil
+}
+
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain structs of strings are marshalled
+	}
+	return data
+}
+
+// noCache is used with --no-cache.
+type noCache struct{}
+
+func (noCache) Get(v1.Hash) (Entry, bool) { return Entry{}, false }
+func (noCache) Put(Entry) error           { return nil }

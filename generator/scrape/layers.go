@@ -1,0 +1,134 @@
+package scrape
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/klauspost/compress/zstd"
+)
+
+// transportError marks a failure reading the blob itself (network, stall,
+// truncation), as opposed to a blob that is not a compressed tar, which
+// upstream treats as "no release-metadata in this layer".
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+type blobReader struct{ r io.Reader }
+
+func (b blobReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &transportError{err}
+	}
+	return n, err
+}
+
+// findMetadata streams one layer and stops at the first
+// release-manifests/release-metadata entry; at most that entry is held in
+// memory. found is false, with a reason, for layers without a valid
+// document; err is set only when the blob could not be read.
+func findMetadata(layer v1.Layer) (doc ReleaseMetadata, found bool, reason string, err error) {
+	rc, err := layer.Compressed()
+	if err != nil {
+		return doc, false, "", err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(blobReader{rc}, 64<<10)
+	tr, closeFn, err := decompress(br)
+	if err != nil {
+		return doc, false, "", err
+	}
+	if tr == nil {
+		return doc, false, "layer is not a gzip, zstd or plain tar", nil
+	}
+	defer closeFn()
+	t := tar.NewReader(tr)
+	for {
+		h, err := t.Next()
+		if errors.Is(err, io.EOF) {
+			return doc, false, "no " + MetadataPath, nil
+		}
+		if err != nil {
+			if te := (*transportError)(nil); errors.As(err, &te) {
+				return doc, false, "", te.err
+			}
+			return doc, false, "layer is not a valid tar: " + err.Error(), nil
+		}
+		if !isMetadataEntry(h) {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(t, maxMetadataSize+1))
+		if err != nil {
+			if te := (*transportError)(nil); errors.As(err, &te) {
+				return doc, false, "", te.err
+			}
+			return doc, false, "reading " + MetadataPath + ": " + err.Error(), nil
+		}
+		if len(data) > maxMetadataSize {
+			return doc, false, fmt.Sprintf("%s is larger than %d bytes", MetadataPath, maxMetadataSize), nil
+		}
+		parsed, err := parseMetadata(data)
+		if err != nil {
+			// Upstream moves on to the next lower layer.
+			return doc, false, MetadataPath + ": " + err.Error(), nil
+		}
+		return parsed, true, "", nil
+	}
+}
+
+// isMetadataEntry matches the path exactly, also in "./" form, which some
+// layer builders write; upstream compares path components and would miss it.
+func isMetadataEntry(h *tar.Header) bool {
+	if h.Typeflag != tar.TypeReg {
+		return false
+	}
+	name := strings.TrimPrefix(h.Name, "./")
+	return !strings.HasPrefix(name, "/") && path.Clean(name) == MetadataPath
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// decompress sniffs the blob. A nil reader means an unknown format.
+func decompress(br *bufio.Reader) (io.Reader, func(), error) {
+	head, err := br.Peek(4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		if te := (*transportError)(nil); errors.As(err, &te) {
+			return nil, nil, te.err
+		}
+		return nil, nil, err
+	}
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		zr, err := gzip.NewReader(br)
+		if te := (*transportError)(nil); errors.As(err, &te) {
+			return nil, nil, te.err
+		}
+		if err != nil {
+			return nil, func() {}, nil
+		}
+		return zr, func() { zr.Close() }, nil
+	case bytes.HasPrefix(head, zstdMagic):
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, func() {}, nil
+		}
+		return zr, zr.Close, nil
+	default:
+		// An uncompressed tar starts with a file name; let the tar reader
+		// decide.
+		return br, func() {}, nil
+	}
+}
