@@ -37,6 +37,10 @@ func sourceOptions(c *cli.Context, log *slog.Logger) (source.Options, error) {
 		ScrapeTimeout: c.Duration("scrape-timeout"),
 		PayloadRepo:   c.String("payload-repo"),
 	}
+	kind, _, _ := strings.Cut(c.String("releases"), ":")
+	if kind != "registry" && kind != "oci" {
+		return opts, nil
+	}
 	if !c.Bool("no-cache") {
 		dir := c.String("cache")
 		if dir == "" {

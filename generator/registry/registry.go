@@ -21,8 +21,8 @@ import (
 
 // Options configure registry access. The zero value uses the docker
 // config's credentials, the system trust roots, HTTPS (plain HTTP only for
-// loopback, as go-containerregistry decides), four attempts per request and
-// a 60 s stall timeout.
+// loopback, as go-containerregistry decides), four attempts per request,
+// Retry-After honoured up to 2 minutes and a 60 s stall timeout.
 type Options struct {
 	// Keychain finds credentials (nil: authn.DefaultKeychain, i.e.
 	// $DOCKER_CONFIG/config.json and credential helpers).
@@ -37,6 +37,9 @@ type Options struct {
 	// (0: 500 ms). A Retry-After header is honoured up to MaxWait.
 	Backoff time.Duration
 	MaxWait time.Duration
+	// Jobs bounds concurrent blob downloads (0: 16). go-containerregistry's
+	// default of 4 would throttle a scrape with more workers.
+	Jobs int
 	// StallTimeout fails a request that receives no bytes, headers or
 	// body, for this long (0: 60 s).
 	StallTimeout time.Duration
@@ -54,7 +57,10 @@ func (o Options) withDefaults() Options {
 		o.Backoff = 500 * time.Millisecond
 	}
 	if o.MaxWait <= 0 {
-		o.MaxWait = 30 * time.Second
+		o.MaxWait = 2 * time.Minute
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = 16
 	}
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = 60 * time.Second
@@ -101,6 +107,7 @@ func New(opts Options) (*Client, error) {
 		remote.WithTransport(rt),
 		remote.WithAuthFromKeychain(opts.Keychain),
 		remote.WithUserAgent("upgraph"),
+		remote.WithJobs(opts.Jobs),
 		// Retries are ours: go-containerregistry's ignore Retry-After.
 		remote.WithRetryBackoff(remote.Backoff{Steps: 1}),
 		remote.WithRetryPredicate(func(error) bool { return false }),

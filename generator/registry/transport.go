@@ -33,7 +33,9 @@ type retryTransport struct {
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	retryable := req.Body == nil || req.GetBody != nil
+	// Only reads are retried; a token POST is not repeated behind the
+	// caller's back.
+	retryable := req.Method == http.MethodGet || req.Method == http.MethodHead
 	wait := t.opts.Backoff
 	for attempt := 1; ; attempt++ {
 		resp, cancel, err := t.once(req)
@@ -48,7 +50,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			delay = wait
 		case retryableStatus(resp.StatusCode):
-			delay = retryAfter(resp.Header.Get("Retry-After"), wait, t.opts.MaxWait)
+			var ok bool
+			if delay, ok = retryAfter(resp.Header.Get("Retry-After"), wait, t.opts.MaxWait); !ok {
+				// Asked to come back later than we are willing to wait:
+				// coming back early would only use up the attempts.
+				return resp, nil
+			}
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 			cancel()
@@ -65,19 +72,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-timer.C:
 		}
 		wait *= 2
-		if req.Body != nil {
-			body, err := req.GetBody()
-			if err != nil {
-				return nil, err
-			}
-			req = req.Clone(req.Context())
-			req.Body = body
-		}
 	}
 }
 
 // once sends one attempt under a watchdog that cancels it if no header or
-// body byte arrives for StallTimeout. The returned cancel releases the
+// body byte arrives for StallTimeout. The clock runs between the caller's
+// reads, so callers must consume bodies promptly (the scraper and the
+// graph-data reader stream straight into decompressors). The returned cancel releases the
 // attempt when the caller discards the response.
 func (t *retryTransport) once(req *http.Request) (*http.Response, context.CancelFunc, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
@@ -155,15 +156,16 @@ func Retryable(err error) bool {
 	return retryableError(err)
 }
 
-// retryAfter reads a Retry-After header (seconds or an HTTP date), capped.
-func retryAfter(h string, fallback, limit time.Duration) time.Duration {
-	d := fallback
+// retryAfter reads a Retry-After header (seconds or an HTTP date); ok is
+// false when it asks for more than limit.
+func retryAfter(h string, fallback, limit time.Duration) (d time.Duration, ok bool) {
+	d = fallback
 	if s, err := strconv.Atoi(h); err == nil && s >= 0 {
 		d = time.Duration(s) * time.Second
 	} else if at, err := http.ParseTime(h); err == nil {
 		d = time.Until(at)
 	}
-	return min(max(d, 0), limit)
+	return max(d, 0), d <= limit
 }
 
 func describe(resp *http.Response, err error) string {

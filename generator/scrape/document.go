@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/upgraph/upgraph/generator/version"
 )
@@ -32,8 +33,22 @@ type ReleaseMetadata struct {
 // the layer count as not carrying release-metadata.
 func parseMetadata(data []byte) (ReleaseMetadata, error) {
 	var doc ReleaseMetadata
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+	// Field by field with exact names: encoding/json would also take
+	// "Version" for "version", which upstream's serde does not.
+	var fields map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&fields); err != nil {
 		return doc, fmt.Errorf("not a release-metadata document: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return doc, fmt.Errorf("not a release-metadata document: data after the JSON object")
+	}
+	for name, dst := range map[string]any{"kind": &doc.Kind, "version": &doc.Version, "previous": &doc.Previous, "next": &doc.Next, "metadata": &doc.Metadata} {
+		if raw, ok := fields[name]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return doc, fmt.Errorf("not a release-metadata document: %s: %w", name, err)
+			}
+		}
 	}
 	if doc.Kind != metadataKind {
 		return doc, fmt.Errorf("kind %q, want %q", doc.Kind, metadataKind)

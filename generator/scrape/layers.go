@@ -37,6 +37,10 @@ func (b blobReader) Read(p []byte) (int, error) {
 // release-manifests/release-metadata entry; at most that entry is held in
 // memory. found is false, with a reason, for layers without a valid
 // document; err is set only when the blob could not be read.
+//
+// A negative verdict is only given after the whole blob has been read, so
+// that its digest is checked: a cut or corrupted blob must fail, not pass
+// for a layer without release-metadata (and be cached as such).
 func findMetadata(layer v1.Layer) (doc ReleaseMetadata, found bool, reason string, err error) {
 	rc, err := layer.Compressed()
 	if err != nil {
@@ -44,6 +48,17 @@ func findMetadata(layer v1.Layer) (doc ReleaseMetadata, found bool, reason strin
 	}
 	defer rc.Close()
 	br := bufio.NewReaderSize(blobReader{rc}, 64<<10)
+	doc, found, reason, err = scanLayer(br)
+	if err != nil || found {
+		return doc, found, reason, err
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return doc, false, "", unwrapTransport(err)
+	}
+	return doc, false, reason, nil
+}
+
+func scanLayer(br *bufio.Reader) (doc ReleaseMetadata, found bool, reason string, err error) {
 	tr, closeFn, err := decompress(br)
 	if err != nil {
 		return doc, false, "", err
@@ -55,23 +70,23 @@ func findMetadata(layer v1.Layer) (doc ReleaseMetadata, found bool, reason strin
 	t := tar.NewReader(tr)
 	for {
 		h, err := t.Next()
+		if te := (*transportError)(nil); errors.As(err, &te) {
+			return doc, false, "", te.err
+		}
 		if errors.Is(err, io.EOF) {
 			return doc, false, "no " + MetadataPath, nil
 		}
 		if err != nil {
-			if te := (*transportError)(nil); errors.As(err, &te) {
-				return doc, false, "", te.err
-			}
 			return doc, false, "layer is not a valid tar: " + err.Error(), nil
 		}
 		if !isMetadataEntry(h) {
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(t, maxMetadataSize+1))
+		if te := (*transportError)(nil); errors.As(err, &te) {
+			return doc, false, "", te.err
+		}
 		if err != nil {
-			if te := (*transportError)(nil); errors.As(err, &te) {
-				return doc, false, "", te.err
-			}
 			return doc, false, "reading " + MetadataPath + ": " + err.Error(), nil
 		}
 		if len(data) > maxMetadataSize {
@@ -84,6 +99,13 @@ func findMetadata(layer v1.Layer) (doc ReleaseMetadata, found bool, reason strin
 		}
 		return parsed, true, "", nil
 	}
+}
+
+func unwrapTransport(err error) error {
+	if te := (*transportError)(nil); errors.As(err, &te) {
+		return te.err
+	}
+	return err
 }
 
 // isMetadataEntry matches the path exactly, also in "./" form, which some
@@ -104,10 +126,10 @@ var (
 // decompress sniffs the blob. A nil reader means an unknown format.
 func decompress(br *bufio.Reader) (io.Reader, func(), error) {
 	head, err := br.Peek(4)
+	if te := (*transportError)(nil); errors.As(err, &te) {
+		return nil, nil, te.err
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		if te := (*transportError)(nil); errors.As(err, &te) {
-			return nil, nil, te.err
-		}
 		return nil, nil, err
 	}
 	switch {

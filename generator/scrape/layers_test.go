@@ -75,6 +75,8 @@ func TestFindMetadata(t *testing.T) {
 		{"wrong kind", gz(tarBytes(t, entry{name: MetadataPath, body: `{"kind":"v1","version":"1.0.0"}`})), false, "", "kind"},
 		{"bad previous", gz(tarBytes(t, entry{name: MetadataPath, body: `{"kind":"cincinnati-metadata-v0","version":"1.0.0","previous":["x"]}`})), false, "", "previous"},
 		{"non-string metadata", gz(tarBytes(t, entry{name: MetadataPath, body: `{"kind":"cincinnati-metadata-v0","version":"1.0.0","metadata":{"a":1}}`})), false, "", "not a release-metadata"},
+		{"keys are case-sensitive", gz(tarBytes(t, entry{name: MetadataPath, body: `{"kind":"cincinnati-metadata-v0","Version":"1.0.0"}`})), false, "", "version"},
+		{"data after the object", gz(tarBytes(t, entry{name: MetadataPath, body: good + `{}`})), false, "", "data after"},
 		{"not a tar", []byte("this is JSON, not a layer"), false, "", "not a valid tar"},
 		{"gzip of garbage", gz([]byte("garbage")), false, "", "not a valid tar"},
 	} {

@@ -137,8 +137,18 @@ func (l *Layout) Resolve(_ context.Context, tag string) (v1.Descriptor, error) {
 	return v1.Descriptor{}, fmt.Errorf("tag %q not in %s/index.json", tag, l.Path)
 }
 
-func (l *Layout) Image(_ context.Context, h v1.Hash) (v1.Image, error) { return l.Path.Image(h) }
+func (l *Layout) Image(_ context.Context, h v1.Hash) (v1.Image, error) {
+	img, err := l.Path.Image(h)
+	if err != nil {
+		return nil, err
+	}
+	return verifiedImage{img}, nil
+}
 
 func (l *Layout) Index(_ context.Context, h v1.Hash) (v1.ImageIndex, error) {
-	return l.root.ImageIndex(h)
+	idx, err := l.root.ImageIndex(h)
+	if err != nil {
+		return nil, err
+	}
+	return verifiedIndex{idx}, nil
 }

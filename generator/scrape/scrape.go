@@ -10,8 +10,11 @@ package scrape
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +22,7 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/upgraph/upgraph/generator/registry"
 )
@@ -149,13 +153,14 @@ type digestCall struct {
 
 type tagOutcome struct {
 	digest string
+	call   *digestCall
 	entry  Entry
 	err    error
 }
 
 func (s *scraper) tag(ctx context.Context, tag string) tagOutcome {
 	// Cosign signature tags are not releases; upstream ignores their failures.
-	signature := strings.HasSuffix(tag, ".sig")
+	signature := strings.Contains(tag, ".sig")
 	var out tagOutcome
 	wait := s.opts.Backoff
 	for attempt := 1; ; attempt++ {
@@ -170,7 +175,7 @@ func (s *scraper) tag(ctx context.Context, tag string) tagOutcome {
 		case <-time.After(wait):
 		}
 		wait *= 2
-		s.forget(out.digest)
+		s.forget(out.digest, out.call)
 	}
 	if out.err != nil && signature {
 		s.opts.Logger.Debug("ignoring signature tag", "tag", tag, "error", out.err)
@@ -181,6 +186,10 @@ func (s *scraper) tag(ctx context.Context, tag string) tagOutcome {
 
 func (s *scraper) tagOnce(ctx context.Context, tag string) tagOutcome {
 	desc, err := s.repo.Resolve(ctx, tag)
+	if isNotFound(err) {
+		// Deleted between listing and now, routine in pruned repositories.
+		return tagOutcome{entry: Entry{Reason: "tag vanished after listing"}}
+	}
 	if err != nil {
 		return tagOutcome{err: fmt.Errorf("manifest: %w", err)}
 	}
@@ -193,13 +202,14 @@ func (s *scraper) tagOnce(ctx context.Context, tag string) tagOutcome {
 	}
 	s.mu.Unlock()
 	call.once.Do(func() { call.entry, call.err = s.digest(ctx, desc) })
-	return tagOutcome{digest: d, entry: call.entry, err: call.err}
+	return tagOutcome{digest: d, call: call, entry: call.entry, err: call.err}
 }
 
-// forget drops a failed digest so a retry reads it again.
-func (s *scraper) forget(d string) {
+// forget drops the failed call for a digest so a retry reads it again;
+// a newer call another tag already started is left alone.
+func (s *scraper) forget(d string, failed *digestCall) {
 	s.mu.Lock()
-	if c := s.digests[d]; c != nil && c.err != nil {
+	if failed != nil && s.digests[d] == failed {
 		delete(s.digests, d)
 	}
 	s.mu.Unlock()
@@ -214,6 +224,10 @@ func (s *scraper) digest(ctx context.Context, desc v1.Descriptor) (Entry, error)
 	e, err := s.inspect(ctx, desc)
 	if err != nil {
 		return e, err
+	}
+	if !e.Found && e.Arch == "" && strings.HasPrefix(e.Reason, mediaTypeReason) {
+		// Judged from a response header, not digest-checked content.
+		return e, nil
 	}
 	if err := s.opts.Cache.Put(e); err != nil {
 		s.opts.Logger.Warn("scrape cache not updated", "digest", e.Digest, "error", err)
@@ -241,7 +255,9 @@ func (s *scraper) inspect(ctx context.Context, desc v1.Descriptor) (Entry, error
 			return e, nil
 		}
 		e.Arch = "multi"
-		if img, err = s.repo.Image(ctx, child.Digest); err != nil {
+		// From the index, not the repository: an OCI layout lists only
+		// the index itself in index.json.
+		if img, err = idx.Image(child.Digest); err != nil {
 			return e, fmt.Errorf("manifest %s of manifest list %s: %w", child.Digest, e.Digest, err)
 		}
 	case desc.MediaType.IsImage():
@@ -254,14 +270,16 @@ func (s *scraper) inspect(ctx context.Context, desc v1.Descriptor) (Entry, error
 			return e, fmt.Errorf("config of %s: %w", e.Digest, err)
 		}
 		e.Arch = cfg.Architecture
-		if e.Arch == "" {
-			e.Reason = "image config has no architecture"
+		if !archPattern.MatchString(e.Arch) {
+			e.Reason = fmt.Sprintf("image config architecture %q is not one clients can request", e.Arch)
+			e.Arch = ""
 			return e, nil
 		}
 	case desc.MediaType.IsSchema1():
-		return e, fmt.Errorf("manifest %s: Docker schema 1 (%s) is not supported; re-push the image with schema 2 or OCI", e.Digest, desc.MediaType)
+		e.Reason = fmt.Sprintf("Docker schema 1 manifest (%s) is not supported; re-push the image as schema 2 or OCI", desc.MediaType)
+		return e, nil
 	default:
-		e.Reason = fmt.Sprintf("media type %q is neither an image nor an index", desc.MediaType)
+		e.Reason = fmt.Sprintf("%s %q", mediaTypeReason, desc.MediaType)
 		return e, nil
 	}
 	layers, err := img.Layers()
@@ -290,28 +308,31 @@ func (s *scraper) inspect(ctx context.Context, desc v1.Descriptor) (Entry, error
 }
 
 // multiChild picks the manifest whose layers hold a multi release's
-// metadata: the last one listed, as upstream, skipping attestation
-// manifests that build tools append to indexes. Upstream treats a
-// single-entry list as a layer (and finds nothing) and panics on an
-// empty one; both are reported as not a release here.
+// metadata: the last one listed, as upstream. Attestation manifests that
+// build tools append to indexes are not platforms and are left out, also
+// from the count: an image plus its attestation is a single-entry list.
+// Upstream treats a single-entry list as a layer (and finds nothing) and
+// panics on an empty one; both are reported as not a release here.
 func multiChild(ms []v1.Descriptor) (v1.Descriptor, string) {
-	switch len(ms) {
-	case 0:
-		return v1.Descriptor{}, "empty manifest list"
-	case 1:
-		return v1.Descriptor{}, "manifest list with a single entry (unsupported, as upstream)"
-	}
-	for i := len(ms) - 1; i >= 0; i-- {
-		m := ms[i]
+	var images []v1.Descriptor
+	for _, m := range ms {
 		if m.Annotations["vnd.docker.reference.type"] == "attestation-manifest" || m.Platform != nil && m.Platform.OS == "unknown" {
 			continue
 		}
 		if m.MediaType != "" && !m.MediaType.IsImage() {
 			continue
 		}
-		return m, ""
+		images = append(images, m)
 	}
-	return v1.Descriptor{}, "manifest list without an image manifest"
+	switch {
+	case len(ms) == 0:
+		return v1.Descriptor{}, "empty manifest list"
+	case len(images) == 0:
+		return v1.Descriptor{}, "manifest list without an image manifest"
+	case len(images) == 1:
+		return v1.Descriptor{}, "manifest list with a single platform (unsupported, as upstream)"
+	}
+	return images[len(images)-1], ""
 }
 
 // collect groups tags by digest and applies the failure policy.
@@ -351,3 +372,13 @@ func (s *scraper) collect(tags []string, outcomes []tagOutcome) (*Result, error)
 }
 
 const payloadArchKey = "release.openshift.io/architecture"
+
+const mediaTypeReason = "neither an image nor an index: media type"
+
+// archPattern is what clients may send as arch (spec §6.7).
+var archPattern = regexp.MustCompile(`^[0-9a-z]+$`)
+
+func isNotFound(err error) bool {
+	var te *transport.Error
+	return errors.As(err, &te) && te.StatusCode == http.StatusNotFound
+}

@@ -159,6 +159,18 @@ func TestScrapeRetriesFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("a tag deleted after listing is skipped, not broken", func(t *testing.T) {
+		proxy := rt.NewProxy(t, reg.Host)
+		proxy.Inject(rt.Fault{Kind: rt.Status, Code: 404, Path: `/manifests/4\.1\.1$`})
+		res, err := scrape.Scrape(context.Background(), newRemote(t, proxy.Host, "faults", fast), scrape.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Releases) != 1 || len(res.Skipped) != 1 || res.Skipped[0].Broken || !strings.Contains(res.Skipped[0].Reason, "vanished") {
+			t.Fatalf("releases %v, skipped %+v; want 4.1.1 skipped as vanished", versions(res), res.Skipped)
+		}
+	})
+
 	t.Run("tag list failure fails the scrape", func(t *testing.T) {
 		proxy := rt.NewProxy(t, reg.Host)
 		proxy.Inject(rt.Fault{Kind: rt.Status, Code: 500, Path: `/tags/list`})

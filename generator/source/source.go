@@ -60,7 +60,11 @@ func Parse(spec string, opts Options) (Source, error) {
 	case "metadata":
 		return &MetadataDir{Dir: arg, Logger: opts.logger()}, nil
 	case "registry":
-		client, err := registry.New(withLogger(opts.Registry, opts.logger()))
+		regOpts := withLogger(opts.Registry, opts.logger())
+		if regOpts.Jobs == 0 {
+			regOpts.Jobs = max(opts.Scrape.Workers, 16)
+		}
+		client, err := registry.New(regOpts)
 		if err != nil {
 			return nil, err
 		}
