@@ -10,35 +10,12 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/upgraph/upgraph/generator/scrape"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 )
-
-func writeLayout(t *testing.T, tagged map[string]rt.Artifact) string {
-	t.Helper()
-	dir := t.TempDir()
-	p, err := layout.Write(dir, empty.Index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for tag, a := range tagged {
-		ann := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": tag})
-		switch a := a.(type) {
-		case v1.ImageIndex:
-			err = p.AppendIndex(a, ann)
-		case v1.Image:
-			err = p.AppendImage(a, ann)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // A blob of an OCI layout that was cut short or altered must fail the tag
 // (naming it), never pass for a layer without release-metadata, and never
@@ -62,7 +39,7 @@ func TestLayoutBlobsAreVerified(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeLayout(t, map[string]rt.Artifact{"4.1.0": img})
+			dir := rt.WriteLayout(t, map[string]rt.Artifact{"4.1.0": img})
 			blob := filepath.Join(dir, "blobs", "sha256", digest.Hex)
 			data, err := os.ReadFile(blob)
 			if err != nil {
@@ -109,7 +86,7 @@ func TestLayoutIndexes(t *testing.T) {
 			Platform:    &v1.Platform{OS: "unknown", Architecture: "unknown"},
 			Annotations: map[string]string{"vnd.docker.reference.type": "attestation-manifest"},
 		}})
-	dir := writeLayout(t, map[string]rt.Artifact{"4.2.0-multi": rt.Index(t, true, amd, arm), "4.2.0-provenance": attestation})
+	dir := rt.WriteLayout(t, map[string]rt.Artifact{"4.2.0-multi": rt.Index(t, true, amd, arm), "4.2.0-provenance": attestation})
 	repo, err := scrape.OpenLayout(dir, "example.com/ocp/release")
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,15 @@ package registrytest
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -125,4 +128,31 @@ func Digest(t testing.TB, a Artifact) string {
 		t.Fatalf("registrytest: computing digest: %v", err)
 	}
 	return h.String()
+}
+
+// WriteLayout writes images and indexes into a new OCI image layout, each
+// listed in index.json under its tag (org.opencontainers.image.ref.name),
+// as mirroring tools do, and returns the layout's directory.
+func WriteLayout(t testing.TB, tagged map[string]Artifact) string {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		t.Fatalf("registrytest: %v", err)
+	}
+	for _, tag := range slices.Sorted(maps.Keys(tagged)) {
+		ann := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": tag})
+		switch a := tagged[tag].(type) {
+		case v1.ImageIndex:
+			err = p.AppendIndex(a, ann)
+		case v1.Image:
+			err = p.AppendImage(a, ann)
+		default:
+			t.Fatalf("registrytest: WriteLayout %s: %T is neither a v1.Image nor a v1.ImageIndex", tag, a)
+		}
+		if err != nil {
+			t.Fatalf("registrytest: writing %s to the layout: %v", tag, err)
+		}
+	}
+	return dir
 }
