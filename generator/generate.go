@@ -8,10 +8,14 @@
 package generator
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/annotate"
@@ -28,7 +32,10 @@ type BuildOptions struct {
 	// UpstreamQuirks reproduces upstream where it is probably accidental
 	// (see annotate.Options).
 	UpstreamQuirks bool
-	Logger         *slog.Logger
+	// Signatures are release signatures to publish besides graph-data's
+	// (e.g. upgraph generate --signatures).
+	Signatures graphdata.Signatures
+	Logger     *slog.Logger
 }
 
 // Built is the final graph-builder graph and what it was made from.
@@ -41,17 +48,25 @@ type Built struct {
 	GraphData      *graphdata.GraphData
 	ReleasesKind   string
 	ReleasesDigest string
+	// Signatures are release signatures by payload digest ("sha256:<hex>"):
+	// element i is the content of signature-<i+1>, nil for a missing
+	// number. Render publishes those of releases it writes a graph for.
+	Signatures map[string][][]byte
 }
 
 // Applied wraps a graph that already has graph-data applied, such as the
 // union of the graphs a Cincinnati endpoint serves: only channel selection
-// remains to be done. gd may be nil; when given it is only recorded in
-// index.json.
+// remains to be done. gd may be nil; when given it is recorded in
+// index.json and its release signatures are published.
 func Applied(g *graph.Graph, channels []string, releasesKind string, gd *graphdata.GraphData) *Built {
-	return &Built{
+	b := &Built{
 		Graph: g, Channels: channels, GraphData: gd, ReleasesKind: releasesKind,
 		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),
 	}
+	if gd != nil {
+		b.Signatures = gd.Signatures.Contents()
+	}
+	return b
 }
 
 // Build loads releases and graph-data and applies graph-data to the graph.
@@ -67,6 +82,10 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	for _, w := range gd.Warnings {
 		log.Warn("graph-data", "problem", w.Error())
 	}
+	sigs, err := gd.Signatures.Merge(opts.Signatures)
+	if err != nil {
+		return nil, err
+	}
 	g, err := releases.Graph(ctx)
 	if err != nil {
 		return nil, err
@@ -81,6 +100,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		GraphData:      gd,
 		ReleasesKind:   strings.SplitN(releases.String(), ":", 2)[0],
 		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),
+		Signatures:     sigs.Contents(),
 	}
 	for _, w := range annotate.Apply(g, gd, annotate.Options{UpstreamQuirks: opts.UpstreamQuirks}) {
 		log.Warn("graph-data", "problem", w)
@@ -95,4 +115,33 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	log.Info("graph built", "releases", g.Len(), "edges", g.EdgeCount(), "conditionalGroups", len(g.Conditional))
 	b.Graph = g
 	return b, nil
+}
+
+// AddSignatures adds release signatures to those b already has (from
+// graph-data, or set by whoever built b). A number both have with
+// different bytes is an error: which one clusters got would be arbitrary.
+func (b *Built) AddSignatures(s graphdata.Signatures) error {
+	digests := slices.Sorted(maps.Keys(s))
+	var errs []error
+	for _, d := range digests {
+		for i, sig := range s[d] {
+			if sig.Data == nil {
+				continue
+			}
+			list := b.Signatures[d]
+			if len(list) <= i {
+				list = append(list, make([][]byte, i+1-len(list))...)
+			}
+			if list[i] != nil && !bytes.Equal(list[i], sig.Data) {
+				errs = append(errs, fmt.Errorf("%s differs from the signature-%d of %s already present", sig.File, i+1, d))
+				continue
+			}
+			list[i] = sig.Data
+			if b.Signatures == nil {
+				b.Signatures = map[string][][]byte{}
+			}
+			b.Signatures[d] = list
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -72,12 +72,17 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		return nil, err
 	}
 	start := time.Now()
-	if err := renderAll(ctx, b, channels, arches, staging, m, opts.Workers); err != nil {
+	served, err := renderAll(ctx, b, channels, arches, staging, m, opts.Workers)
+	if err != nil {
 		_ = staging.Abort()
 		return nil, err
 	}
 	log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
 	start = time.Now()
+	if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
+		_ = staging.Abort()
+		return nil, err
+	}
 	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
 		_ = staging.Abort()
 		return nil, err
@@ -141,7 +146,8 @@ type plannedFile struct {
 // views and content keys are computed in parallel, each distinct content
 // is assigned to its first file in job order, owners are rendered, hashed
 // and written in parallel, and the other files become links to them.
-func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) error {
+// served[i] tells whether node i is in some rendered graph.
+func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) (served []bool, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -160,14 +166,16 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		keys     []string
 	}
 	keys := make([]jobKeys, len(jobs))
+	members := make([][]int, len(jobs))
 	m.Graphs = make([]manifest.Graph, len(jobs))
-	err := parallel(ctx, workers, len(jobs), func(_, i int) error {
+	err = parallel(ctx, workers, len(jobs), func(_, i int) error {
 		v := ix.View(jobs[i].channel, jobs[i].arch)
 		if err := checkUniqueVersions(ix, v); err != nil {
 			return err
 		}
 		l := views.NewLayout(v)
 		keys[i] = jobKeys{l.ChannelKey, v.Versions, l.VersionKeys}
+		members[i] = v.Nodes
 		m.Graphs[i] = manifest.Graph{
 			Channel: jobs[i].channel, Arch: jobs[i].arch, Path: manifest.GraphPath(jobs[i].arch, jobs[i].channel),
 			Nodes: len(v.Nodes), Edges: len(v.Edges), ConditionalEdges: len(v.ConditionalPairs),
@@ -176,8 +184,15 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	served = make([]bool, b.Graph.Len())
+	for _, nodes := range members {
+		for _, i := range nodes {
+			served[i] = true
+		}
+	}
+	members = nil
 
 	links, canLink := st.(writer.Linker)
 	var plan []plannedFile
@@ -235,7 +250,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	err = parallel(ctx, workers, len(jobs), func(_, j int) error {
 		for k := jobStart[j]; k < jobStart[j+1]; k++ {
@@ -248,7 +263,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	for k, f := range plan {
@@ -265,7 +280,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	}
 	m.Counts.Graphs = len(m.Graphs)
 	m.Counts.Files = len(m.Files) + 1 // index.json itself
-	return nil
+	return served, nil
 }
 
 // putFile stores a file outside the rendering phases and records it.

@@ -26,11 +26,13 @@ func generateCommand() *cli.Command {
 		Usage: "write every channel × arch graph and per-version graph into a folder",
 		Description: `Reads releases and graph-data, applies graph-data exactly as the upstream
 graph-builder does, and writes DIR/graph/<arch>/<channel>.json, one
-DIR/graph/<arch>/<channel>/<version>.json per release, and DIR/index.json.
+DIR/graph/<arch>/<channel>/<version>.json per release, DIR/index.json and,
+for the releases served, their signatures as DIR/signatures/sha256=<hex>/signature-<N>.
 The new tree replaces DIR atomically; on any error DIR is left untouched.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
+			&cli.StringFlag{Name: "signatures", Usage: "release signatures to publish besides graph-data's: a directory of sha256/<hex>/signature-<N> or sha256=<hex>/signature-<N>"},
 			&cli.BoolFlag{Name: "demo", Usage: "use the embedded demo releases and graph-data"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "output directory"},
 			&cli.StringFlag{Name: "channel", Usage: "only channels matching this regular expression"},
@@ -77,9 +79,13 @@ func runGenerate(c *cli.Context) error {
 		return err
 	}
 	log.Info("generated", "out", c.String("out"), "graphs", m.Counts.Graphs, "versionGraphs", m.Counts.VersionGraphs,
-		"files", m.Counts.Files, "bytes", m.Counts.Bytes, "duration", time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs, %d per-version graphs) to %s\n",
-		m.Counts.Files, m.Counts.Graphs, m.Counts.VersionGraphs, c.String("out"))
+		"signatures", m.Counts.Signatures, "files", m.Counts.Files, "bytes", m.Counts.Bytes, "duration", time.Since(start).Round(time.Millisecond))
+	signatures := ""
+	if m.Counts.Signatures > 0 {
+		signatures = fmt.Sprintf(", %d release signatures", m.Counts.Signatures)
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs, %d per-version graphs%s) to %s\n",
+		m.Counts.Files, m.Counts.Graphs, m.Counts.VersionGraphs, signatures, c.String("out"))
 	return nil
 }
 
@@ -87,7 +93,11 @@ func runGenerate(c *cli.Context) error {
 // mirrored Cincinnati endpoint, fetches graphs that already have it
 // applied. For a mirror it fills in the arches fetched.
 func build(c *cli.Context, gdOpts graphdata.Options, channels *regexp.Regexp, arches *[]string, log *slog.Logger) (*generator.Built, error) {
-	buildOpts := generator.BuildOptions{GraphData: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"), Logger: log}
+	sigs, err := signatureDir(c.String("signatures"), gdOpts, log)
+	if err != nil {
+		return nil, err
+	}
+	buildOpts := generator.BuildOptions{GraphData: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"), Signatures: sigs, Logger: log}
 	if c.Bool("demo") {
 		if c.IsSet("releases") || c.IsSet("graph-data") {
 			return nil, fmt.Errorf("--demo replaces --releases and --graph-data")
@@ -109,7 +119,11 @@ func build(c *cli.Context, gdOpts graphdata.Options, channels *regexp.Regexp, ar
 		}
 	}
 	if endpoint, ok := strings.CutPrefix(spec, mirrorPrefix); ok {
-		return buildMirror(c, endpoint, gdfs, gdOpts, channels, arches, log)
+		b, err := buildMirror(c, endpoint, gdfs, gdOpts, channels, arches, log)
+		if err == nil {
+			err = b.AddSignatures(sigs)
+		}
+		return b, err
 	}
 	if gdfs == nil {
 		return nil, fmt.Errorf("--graph-data is required (only a cincinnati: source comes with graph-data applied)")
@@ -119,6 +133,23 @@ func build(c *cli.Context, gdOpts graphdata.Options, channels *regexp.Regexp, ar
 		return nil, err
 	}
 	return generator.Build(c.Context, releases, gdfs, buildOpts)
+}
+
+// signatureDir reads --signatures (nil when not given).
+func signatureDir(dir string, gdOpts graphdata.Options, log *slog.Logger) (graphdata.Signatures, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("--signatures: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("--signatures %s: not a directory", dir)
+	}
+	sigs, warnings, err := graphdata.LoadSignatures(os.DirFS(dir), dir, gdOpts)
+	for _, w := range warnings {
+		log.Warn("signatures", "problem", w.Error())
+	}
+	return sigs, err
 }
 
 func openGraphData(c *cli.Context, regOpts registry.Options) (fs.FS, error) {

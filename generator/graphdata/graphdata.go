@@ -1,6 +1,7 @@
 // Package graphdata loads an OpenShift graph-data tree (spec §3): the schema
 // version, raw/metadata.json, blocked-edges/*.yaml (unconditional blocks and
-// conditional risks) and channels/*.yaml. It only reads and validates; the
+// conditional risks), channels/*.yaml and, when present, release signatures
+// (signatures/sha256/<hex>/signature-<N>). It only reads and validates; the
 // annotate and edges stages apply the result to a graph.
 package graphdata
 
@@ -57,7 +58,12 @@ type GraphData struct {
 	Blocks        []Block
 	Risks         []RiskFile
 	Channels      []Channel
-	// Digest is a sha256 over the paths and contents of every file read.
+	// Signatures are the release signatures under signatures/ (nil when
+	// the tree has none). Upstream's graph-builder ignores them; they are
+	// published for clusters to verify releases against.
+	Signatures Signatures
+	// Digest is a sha256 over the paths and contents of every file read,
+	// signatures included.
 	Digest   string
 	Warnings []*Problem
 }
@@ -150,6 +156,7 @@ func Load(fsys fs.FS, opts Options) (*GraphData, error) {
 	if err := l.yamlDir("channels", l.channel); err != nil {
 		errs = append(errs, err)
 	}
+	l.graphDataSignatures()
 	errs = append(errs, l.errs...)
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)
@@ -187,6 +194,8 @@ type loader struct {
 	gd   *GraphData
 	dg   *digester
 	errs []error
+	// prefix is prepended to paths in messages (LoadSignatures' directory).
+	prefix string
 }
 
 // report records a skippable problem: a warning if its category is skipped,

@@ -18,8 +18,9 @@ import (
 const ImagePrefix = "image:"
 
 // imagePaths are the files upstream's dkrv2-secondary-metadata-scrape
-// keeps from a graph-data image (spec §3.12).
-var imagePaths = regexp.MustCompile(`(^|/)(LICENSE|version|raw/metadata\.json|channels/.+\.ya+ml|blocked-edges/.+\.ya+ml)$`)
+// keeps from a graph-data image (spec §3.12), plus the release signatures
+// its metadata-helper serves from the same image.
+var imagePaths = regexp.MustCompile(`(^|/)(LICENSE|version|raw/metadata\.json|channels/.+\.ya+ml|blocked-edges/.+\.ya+ml|signatures/.+)$`)
 
 // OpenImage pulls a graph-data image (a tag or digest reference) and
 // returns its tree. Layers are applied in order with whiteouts honoured,

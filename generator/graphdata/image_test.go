@@ -50,6 +50,10 @@ func readAll(t *testing.T, fsys fs.FS) map[string]string {
 	return files
 }
 
+// imageSig is a release signature a graph-data image carries for the
+// metadata-helper.
+var imageSig = "signatures/sha256/" + strings.Repeat("ab", 32) + "/signature-1"
+
 func TestOpenImage(t *testing.T) {
 	reg := rt.Start(t)
 	demo := readAll(t, upgraph.DemoGraphData())
@@ -58,6 +62,7 @@ func TestOpenImage(t *testing.T) {
 		"usr/share/doc/version":             "not graph-data", // a decoy "version" outside the tree
 		root + "README.md":                  "dropped: upstream keeps only graph-data paths",
 		root + "channels/obsolete-4.1.yaml": "name: obsolete-4.1\nversions: []\n",
+		root + imageSig:                     "signature bytes",
 	}
 	for name, body := range demo {
 		lower[root+name] = body
@@ -81,6 +86,7 @@ func TestOpenImage(t *testing.T) {
 	got := readAll(t, fsys)
 	want := maps.Clone(demo)
 	want["channels/stable-4.15.yaml"] += "# patched\n"
+	want[imageSig] = "signature bytes"
 	if !maps.Equal(got, want) {
 		t.Errorf("image tree: got files %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 	}
@@ -90,6 +96,9 @@ func TestOpenImage(t *testing.T) {
 	}
 	if len(gd.Channels) != 4 {
 		t.Errorf("loaded %d channels from the image, want the demo's 4", len(gd.Channels))
+	}
+	if sigs := gd.Signatures["sha256:"+strings.Repeat("ab", 32)]; len(sigs) != 1 || string(sigs[0].Data) != "signature bytes" {
+		t.Errorf("signatures from the image: %v, want the one in it", gd.Signatures)
 	}
 
 	// By digest too, and a missing image names the reference.

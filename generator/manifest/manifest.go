@@ -12,6 +12,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Format is the version of the output layout described here.
@@ -69,6 +71,10 @@ type Counts struct {
 	// links to them.
 	DistinctFiles int   `json:"distinctFiles"`
 	DistinctBytes int64 `json:"distinctBytes"`
+	// Signatures counts the release signature files (also counted in
+	// Files); omitted when there are none, so trees without signatures
+	// keep the index.json they always had.
+	Signatures int `json:"signatures,omitempty"`
 }
 
 // Graph describes one channel × arch graph. Its file is GraphPath; the
@@ -98,6 +104,13 @@ const EmptyGraphPath = "graph/empty.json"
 
 // EmptyGraph is the content of EmptyGraphPath.
 const EmptyGraph = `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`
+
+// SignaturePath is where signature-<n> of the release with payload digest
+// "sha256:<hex>" lives in a tree: signatures/ is laid out as the signature
+// store clusters read (sha256=<hex>/signature-<n>), so it can be one.
+func SignaturePath(digest string, n int) string {
+	return "signatures/" + strings.Replace(digest, ":", "=", 1) + "/signature-" + strconv.Itoa(n)
+}
 
 // GraphPath is where the channel × arch graph lives in a tree.
 func GraphPath(arch, channel string) string {
