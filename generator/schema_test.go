@@ -1,0 +1,61 @@
+package generator_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	upgraph "github.com/upgraph/upgraph"
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/schema"
+)
+
+// TestOutputMatchesSchemas: every graph file of the demo tree is a valid
+// policy-engine response and index.json a valid manifest.
+func TestOutputMatchesSchemas(t *testing.T) {
+	ctx := context.Background()
+	built, err := generator.Build(ctx, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
+		upgraph.DemoGraphData(), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, err := generator.Render(ctx, built, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(kind schema.Kind, path string) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := schema.Validate(kind, data)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		for _, p := range ps {
+			t.Errorf("%s: %s", path, p)
+		}
+	}
+	graphs := 0
+	err = filepath.WalkDir(filepath.Join(dir, "graph"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".json") {
+			check(schema.Graph, path)
+			graphs++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if graphs < 40 {
+		t.Errorf("validated only %d graph files", graphs)
+	}
+	check(schema.Index, filepath.Join(dir, "index.json"))
+}
