@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path"
 	"regexp"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/schema"
 )
 
 // RenderOptions select and place the output.
@@ -86,6 +88,15 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
 		_ = staging.Abort()
 		return nil, err
+	}
+	// The schemas travel with the tree, so consumers of a mirror or a
+	// bucket can check what they read without upgraph.
+	schemas := schema.Files()
+	for _, name := range slices.Sorted(maps.Keys(schemas)) {
+		if _, err := putFile(ctx, staging, m, manifest.SchemaDir+name, schemas[name]); err != nil {
+			_ = staging.Abort()
+			return nil, err
+		}
 	}
 	index, err := m.Encode()
 	if err == nil {

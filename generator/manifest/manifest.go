@@ -102,6 +102,9 @@ type File struct {
 // from it as from a channel graph lacking its version.
 const EmptyGraphPath = "graph/empty.json"
 
+// SchemaDir holds the JSON Schemas of every format in the tree.
+const SchemaDir = "schema/"
+
 // EmptyGraph is the content of EmptyGraphPath.
 const EmptyGraph = `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`
 
