@@ -103,7 +103,7 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
 	}
 	for name, f := range m.Files {
-		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/")) {
+		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir)) {
 			return nil, fmt.Errorf("index.json names %q, which is not a file of a tree", name)
 		}
 		st, err := root.Stat(name)
