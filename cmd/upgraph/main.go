@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -20,8 +21,17 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "upgraph:", err)
-		os.Exit(1)
+		// An ExitCoder carries its own status: diff exits 1 for "differs"
+		// (without a message) and 2 for errors, like diff(1).
+		code := 1
+		var ec cli.ExitCoder
+		if errors.As(err, &ec) {
+			code = ec.ExitCode()
+		}
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "upgraph:", msg)
+		}
+		os.Exit(code)
 	}
 }
 
@@ -39,6 +49,7 @@ func newApp() *cli.App {
 			serveCommand(),
 			synthCommand(),
 			edgeCommand(),
+			diffCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/generator/diff"
+)
+
+// Exit statuses of diff, as diff(1)'s: scripts and CI jobs test for 1.
+// (0: no difference).
+const (
+	diffDiffer  = 1
+	diffTrouble = 2
+)
+
+func diffCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "diff",
+		Usage:     "compare the update graphs two trees or endpoints serve, channel × arch by channel × arch",
+		ArgsUsage: "OLD NEW",
+		Description: `OLD and NEW are each a tree directory written by upgraph generate, or an
+http(s):// URL: of a static host serving a tree (it has /index.json), or of a
+graph endpoint such as upgraph serve or upstream's (URL/graph?channel=&arch=,
+unless URL already ends in /graph). An endpoint cannot list its channels: they
+come from the other side's index.json, or from --channels.
+
+Reports channels and arches added or removed, and for each channel × arch
+graph: nodes added, removed or changed (payload, metadata key by key), edges
+added or removed, conditional edges by their risks, and risks by name.
+Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: string(diff.Text), Usage: "text, markdown (a pull-request comment: a summary table and a collapsed section per graph) or json"},
+			&cli.StringSliceFlag{Name: "channels", Usage: "only these channels (comma-separated or repeated); needed when neither side has an index.json"},
+			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
+			&cli.IntFlag{Name: "max-bytes", Value: 60000, Usage: "markdown: leave out the details of graphs past this size, so that the output fits a GitHub comment (65536 characters); 0: no limit"},
+			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (default 4)"},
+		},
+		// 1 means "differences", so a bad flag must not exit with it.
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, diffTrouble) },
+		Action: func(c *cli.Context) error {
+			differ, err := runDiff(c)
+			switch {
+			case err != nil:
+				return cli.Exit(err, diffTrouble)
+			case differ:
+				return cli.Exit("", diffDiffer) // the output says it all
+			}
+			return nil
+		},
+	}
+}
+
+// runDiff reports whether the sides differ.
+func runDiff(c *cli.Context) (bool, error) {
+	if c.NArg() != 2 {
+		return false, fmt.Errorf("diff wants OLD and NEW, got %d arguments (flags go before them)", c.NArg())
+	}
+	format, err := diff.ParseFormat(c.String("format"))
+	if err != nil {
+		return false, fmt.Errorf("--format: %w", err)
+	}
+	var sides [2]*diff.Source
+	for i, spec := range c.Args().Slice() {
+		if sides[i], err = diff.Open(c.Context, spec, diff.OpenOptions{}); err != nil {
+			return false, err
+		}
+	}
+	r, err := diff.Compare(c.Context, sides[0], sides[1], diff.Options{
+		Channels: listFlag(c, "channels"), Arches: listFlag(c, "arch"), Workers: c.Int("workers"),
+	})
+	if errors.Is(err, diff.ErrNoChannels) {
+		return false, fmt.Errorf("%w with --channels", err)
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := r.Write(c.App.Writer, format, diff.WriteOptions{MaxBytes: c.Int("max-bytes")}); err != nil {
+		return false, err
+	}
+	return !r.Empty(), nil
+}
