@@ -50,6 +50,7 @@ func newApp() *cli.App {
 			synthCommand(),
 			edgeCommand(),
 			diffCommand(),
+			validateCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}
