@@ -18,9 +18,13 @@ help:
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/upgraph
 
+# actionlint comes from the Go module proxy (.ci/deps installs it).
+ACTIONLINT ?= $(shell command -v actionlint 2>/dev/null || echo $$($(GO) env GOPATH)/bin/actionlint)
+
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(ACTIONLINT) .github/workflows/*.yml
 
 deps:
 	bash .ci/deps
