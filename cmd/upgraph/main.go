@@ -51,6 +51,8 @@ func newApp() *cli.App {
 			edgeCommand(),
 			diffCommand(),
 			validateCommand(),
+			pathCommand(),
+			dotCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/generator/path"
+	"github.com/upgraph/upgraph/generator/policy"
+)
+
+// Exit statuses of path: 1 means "no path", which scripts test for, so
+// trouble (an unknown version or channel, an unreadable source, a bad
+// flag) exits with 2, as diff does.
+const (
+	pathNone    = 1
+	pathTrouble = 2
+)
+
+func pathCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "path",
+		Usage: "the update path a cautious admin would take from one release to another in a channel",
+		Description: `Prints the best update path from --from to --to in the --channel × --arch graph
+that --source serves: a tree directory written by upgraph generate, or an
+http(s):// URL of a static host serving one (it has /index.json) or of a graph
+endpoint (upgraph serve, upstream; URL/graph unless URL ends in /graph).
+
+The best path has the fewest hops; among those, the fewest conditional hops;
+among those, the newest intermediate releases, compared from the first hop on
+(SemVer precedence). Hops are counted first, so one conditional hop beats two
+unconditional ones; a conditional hop lists its risks (name, matching rule
+types, message, URL) for the admin to judge. --unconditional-only leaves
+conditional edges out.
+
+--via-eus also searches the EUS channels eus-X.Y whose X.Y lies between
+--from's major.minor and --to's, both included (eus-4.14 and eus-4.16 for
+4.14.z → 4.16.z): the union of their graphs with --channel's, as a cluster
+can switch channels between updates; each hop names the channels that have
+it. Only channels the tree has are read; an endpoint, which cannot list its
+channels, is asked for eus-X.Y for every minor in that range (it answers an
+empty graph for one it does not know).
+
+Exits 0 with a path (an empty one when --from is --to), 1 when there is none,
+2 on trouble: a version that is not in the graph, an unknown channel or arch,
+an unreadable source.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs (required)"},
+			&cli.StringFlag{Name: "to", Usage: "the release to reach (required)"},
+			&cli.StringFlag{Name: "channel", Usage: "the channel, e.g. stable-4.16 (required)"},
+			&cli.StringFlag{Name: "arch", Value: policy.DefaultArch, Usage: "the architecture"},
+			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree directory, or the http(s) URL of a static host serving one or of a graph endpoint"},
+			&cli.BoolFlag{Name: "via-eus", Usage: "also search the EUS channels between the two releases' minor versions"},
+			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, pathTrouble) },
+		Action: func(c *cli.Context) error {
+			found, err := runPath(c)
+			switch {
+			case err != nil:
+				return cli.Exit(err, pathTrouble)
+			case !found:
+				return cli.Exit("", pathNone) // the output says it
+			}
+			return nil
+		},
+	}
+}
+
+// runPath reports whether a path was found.
+func runPath(c *cli.Context) (bool, error) {
+	if c.NArg() != 0 {
+		return false, fmt.Errorf("path takes no arguments, got %q (flags go before them)", c.Args().Slice())
+	}
+	// Checked here rather than with Required, whose error would exit 1,
+	// which means "no path".
+	for _, name := range []string{"from", "to", "channel"} {
+		if c.String(name) == "" {
+			return false, fmt.Errorf("--%s is required", name)
+		}
+	}
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return false, fmt.Errorf("--format: want text or json, got %q", format)
+	}
+	if ch := c.String("channel"); !policy.ChannelPattern.MatchString(ch) {
+		return false, fmt.Errorf("--channel %q does not match %s", ch, policy.ChannelPattern)
+	}
+	if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
+		return false, fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
+	}
+	src, err := path.Open(c.Context, c.String("source"), nil)
+	if err != nil {
+		return false, err
+	}
+	req := path.Request{
+		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
+		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")},
+	}
+	r, err := path.Find(c.Context, src, req)
+	if err != nil {
+		return false, err
+	}
+	if format == "json" {
+		err = r.WriteJSON(c.App.Writer)
+	} else {
+		err = r.WriteText(c.App.Writer)
+	}
+	if err != nil {
+		return false, err
+	}
+	if !r.Found && !req.ViaEUS {
+		if tree, ok := src.Channels(); ok {
+			if eus := path.EUSChannels(tree, req.From, req.To); len(eus) > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "hint: --via-eus also searches %s\n", strings.Join(eus, ", "))
+			}
+		}
+	}
+	return r.Found, nil
+}
