@@ -17,6 +17,7 @@ import (
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/schema"
+	"github.com/upgraph/upgraph/site/viewer"
 )
 
 // RenderOptions select and place the output.
@@ -90,10 +91,14 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		return nil, err
 	}
 	// The schemas travel with the tree, so consumers of a mirror or a
-	// bucket can check what they read without upgraph.
-	schemas := schema.Files()
-	for _, name := range slices.Sorted(maps.Keys(schemas)) {
-		if _, err := putFile(ctx, staging, m, manifest.SchemaDir+name, schemas[name]); err != nil {
+	// bucket can check what they read without upgraph; the viewer makes
+	// any static copy of the tree browsable offline.
+	extras := viewer.Files()
+	for name, data := range schema.Files() {
+		extras[manifest.SchemaDir+name] = data
+	}
+	for _, name := range slices.Sorted(maps.Keys(extras)) {
+		if _, err := putFile(ctx, staging, m, name, extras[name]); err != nil {
 			_ = staging.Abort()
 			return nil, err
 		}

@@ -32,6 +32,7 @@ type Generation struct {
 	// snapshot is the private copy being served, or "" when serving in place.
 	snapshot string
 	graphs   map[graphKey]*servedGraph
+	index    *content // index.json, served to browsers (static.go)
 }
 
 type graphKey struct{ channel, arch string }
@@ -97,13 +98,13 @@ func (g *Generation) open(name string) (*os.File, error) {
 }
 
 func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error) {
-	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}}
+	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}, index: newContent(index)}
 	var err error
 	if g.GeneratedAt, err = time.Parse(time.RFC3339, m.GeneratedAt); err != nil {
 		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
 	}
 	for name, f := range m.Files {
-		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir)) {
+		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) || treeFile(name)) {
 			return nil, fmt.Errorf("index.json names %q, which is not a file of a tree", name)
 		}
 		st, err := root.Stat(name)

@@ -134,6 +134,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
 			return "signatures"
 		}
 	}
+	if h.serveTree(w, r) {
+		return "tree"
+	}
 	w.WriteHeader(http.StatusNotFound)
 	return "other"
 }

@@ -53,6 +53,9 @@ func newApp() *cli.App {
 			validateCommand(),
 			pathCommand(),
 			dotCommand(),
+			mirrorTreeCommand(),
+			verifyCommand(),
+			publishCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"strings"
 	"time"
 
@@ -22,9 +23,14 @@ func serveCommand() *cli.Command {
 		Description: `Answers GET /graph?channel=&arch=&version= (and /v1/graph, /openapi, under
 each --prefix) from the tree's precomputed files, plus /healthz, /readyz and
 /metrics. A new tree swapped into DIR is picked up within --poll; one that
-does not load is skipped and the previous one keeps being served.`,
+does not load is skipped and the previous one keeps being served.
+
+A bundle (upgraph mirror --bundle) is served with --bundle FILE, or --dir
+FILE: it is verified, extracted into a private temporary directory, which
+is removed at exit, and served as it is (restart to serve a new one).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dir", Required: true, Usage: "tree written by upgraph generate"},
+			&cli.StringFlag{Name: "dir", Usage: "tree written by upgraph generate (or a bundle)"},
+			&cli.StringFlag{Name: "bundle", Usage: "bundle written by upgraph mirror --bundle"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "address to listen on"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes (default "" and /api/upgrades_info)`},
 			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation"},
@@ -46,7 +52,22 @@ func runServe(c *cli.Context) error {
 		prefixes = append(prefixes, "/"+strings.Trim(p, "/"))
 	}
 	h := site.NewHandler(site.Options{Prefixes: prefixes, CacheBytes: c.Int64("cache-mb") << 20, Logger: log})
-	if err := h.Watch(c.Context, c.String("dir"), c.Duration("poll")); err != nil {
+	dir, bundleFile := c.String("dir"), c.String("bundle")
+	if (dir == "") == (bundleFile == "") {
+		return errors.New("serve: want --dir or --bundle")
+	}
+	if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
+		bundleFile = dir
+	}
+	served := dir
+	if bundleFile != "" {
+		stop, err := serveBundle(c, h, bundleFile, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		served = bundleFile
+	} else if err := h.Watch(c.Context, dir, c.Duration("poll")); err != nil {
 		return err
 	}
 	var handler http.Handler = site.CORS(h)
@@ -64,7 +85,7 @@ func runServe(c *cli.Context) error {
 		return err
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", c.String("dir"), ln.Addr())
+	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

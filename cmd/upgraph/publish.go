@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/site/publish"
+)
+
+func publishCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "publish",
+		Usage:     "upload a generated tree to S3 or an S3-compatible store, incrementally",
+		ArgsUsage: "DIR s3://BUCKET[/PREFIX]",
+		Description: `Compares DIR/index.json with the published PREFIX/index.json and uploads only
+new or changed objects: per-version graphs and signatures first, then channel
+graphs, then index.json, so clients never see a reference to a missing
+object; with --delete, removes what the tree no longer has afterwards.
+Credentials come from the standard AWS chain (environment, ~/.aws, SSO,
+instance or container roles). An interrupted run can simply be run again.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "endpoint", Usage: "URL of an S3-compatible store (default: AWS S3)"},
+			&cli.BoolFlag{Name: "path-style", Usage: "address buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores need it)"},
+			&cli.StringFlag{Name: "region", Usage: "region (default: from the AWS configuration, else " + publish.DefaultRegion + ")"},
+			&cli.StringFlag{Name: "headers", Usage: "YAML or JSON file of header rules tried before the built-in ones (see README)"},
+			&cli.BoolFlag{Name: "delete", Usage: "after index.json is replaced, delete objects under the prefix that the tree does not have"},
+			&cli.IntFlag{Name: "max-deletes", Value: publish.DefaultMaxDeletes, Usage: "with --delete: refuse to delete more objects than this (-1: no limit)"},
+			&cli.Float64Flag{Name: "shrink-threshold", Value: publish.DefaultShrinkThreshold, Usage: "refuse a tree that drops more than this fraction of the published releases or channels (or any architecture)"},
+			&cli.BoolFlag{Name: "force", Usage: "publish despite the shrink guard or an unreadable published index.json"},
+			&cli.BoolFlag{Name: "verify", Usage: "check every published object's sha256 and headers (one HEAD each) instead of trusting the published index.json"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (one line per upload or deletion, with the reason) and change nothing"},
+			&cli.IntFlag{Name: "workers", Value: publish.DefaultWorkers, Usage: "concurrent requests"},
+			&cli.IntFlag{Name: "max-attempts", Value: 10, Usage: "attempts per request, with backoff, on 5xx, SlowDown and connection errors"},
+		},
+		Action: runPublish,
+	}
+}
+
+func runPublish(c *cli.Context) error {
+	log, err := logger(c)
+	if err != nil {
+		return err
+	}
+	if c.NArg() != 2 {
+		return fmt.Errorf("want DIR s3://BUCKET[/PREFIX], got %d arguments", c.NArg())
+	}
+	dir := c.Args().Get(0)
+	bucket, prefix, err := publish.ParseURL(c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	if t := c.Float64("shrink-threshold"); t < 0 || t > 1 {
+		return fmt.Errorf("--shrink-threshold: want a fraction between 0 and 1, got %v", t)
+	}
+	var rules *publish.Rules
+	if file := c.String("headers"); file != "" {
+		if rules, err = publish.LoadRules(file); err != nil {
+			return fmt.Errorf("--headers: %w", err)
+		}
+	}
+	client, err := publish.NewClient(c.Context, publish.ClientOptions{
+		Endpoint: c.String("endpoint"), Region: c.String("region"), PathStyle: c.Bool("path-style"),
+		MaxAttempts: c.Int("max-attempts"),
+	})
+	if err != nil {
+		return err
+	}
+	rep, err := publish.Publish(c.Context, publish.Options{
+		Dir: dir, Client: client, Bucket: bucket, Prefix: prefix, Rules: rules,
+		Delete: c.Bool("delete"), MaxDeletes: c.Int("max-deletes"),
+		ShrinkThreshold: c.Float64("shrink-threshold"), Force: c.Bool("force"),
+		Verify: c.Bool("verify"), DryRun: c.Bool("dry-run"), Workers: c.Int("workers"),
+		Logger: log, Progress: publish.ProgressReporter(os.Stderr, log),
+	})
+	// The library states the facts; the remedies are flags.
+	switch {
+	case errors.Is(err, publish.ErrShrink):
+		err = fmt.Errorf("%w (--force publishes anyway; --shrink-threshold sets the fraction)", err)
+	case errors.Is(err, publish.ErrUnreadableIndex):
+		err = fmt.Errorf("%w (--force publishes over it as if nothing were published)", err)
+	case errors.Is(err, publish.ErrTooManyDeletes):
+		err = fmt.Errorf("%w (raise --max-deletes, -1 for no limit)", err)
+	}
+	if rep != nil {
+		if rep.DryRun {
+			if _, werr := rep.Plan.WriteTo(c.App.Writer); werr != nil {
+				return werr
+			}
+		} else {
+			fmt.Fprintf(c.App.Writer, "uploaded %d objects (%d bytes), deleted %d, %d unchanged: %s\n",
+				rep.Uploaded, rep.UploadedBytes, rep.Deleted, rep.Plan.Unchanged, c.Args().Get(1))
+		}
+	}
+	return err
+}

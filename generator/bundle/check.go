@@ -1,0 +1,123 @@
+package bundle
+
+import (
+	"io/fs"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/generator/views"
+)
+
+var (
+	hexSHA256 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// signatureFile is the layout clusters read signature stores in.
+	signatureFile = regexp.MustCompile(`^signatures/sha256=[0-9a-f]{64}/signature-[1-9][0-9]*$`)
+)
+
+// checkManifest finds what makes index.json disagree with itself or with
+// the layout a server relies on: files it cannot serve, graphs whose
+// files are not listed, listed graph files no graph accounts for, and
+// counts that do not add up. Files are checked against it elsewhere.
+func checkManifest(m *manifest.Manifest) problems {
+	var ps problems
+	bad := func(format string, args ...any) { ps.add(manifest.FileName, format, args...) }
+	if _, err := time.Parse(time.RFC3339, m.GeneratedAt); err != nil {
+		bad("generatedAt %q is not an RFC 3339 time", m.GeneratedAt)
+	}
+	var bytes int64
+	signatures := 0
+	for _, name := range slices.Sorted(maps.Keys(m.Files)) {
+		f := m.Files[name]
+		bytes += f.Size
+		// Other top-level directories (schema/) are checked like any file;
+		// graph/ and signatures/ are what servers map requests to.
+		switch {
+		case !fs.ValidPath(name) || strings.Contains(name, `\`) || name == manifest.FileName:
+			bad("lists %q, which cannot be a file of a tree", name)
+		case strings.HasPrefix(name, "graph/") && !strings.HasSuffix(name, ".json"):
+			bad("lists %q, which is not a graph file (graph/….json)", name)
+		case strings.HasPrefix(name, "signatures/") && !signatureFile.MatchString(name):
+			bad("lists %q, which is not a signature file (signatures/sha256=<hex>/signature-<N>)", name)
+		}
+		if signatureFile.MatchString(name) {
+			signatures++
+		}
+		if !hexSHA256.MatchString(f.SHA256) || f.Size < 0 {
+			bad("%s: sha256 %q, size %d: want 64 lower-case hex digits and a size ≥ 0", name, f.SHA256, f.Size)
+		}
+	}
+	if f, ok := m.Files[manifest.EmptyGraphPath]; !ok || f.SHA256 != manifest.SHA256([]byte(manifest.EmptyGraph)) {
+		bad("%s is missing or is not the empty graph", manifest.EmptyGraphPath)
+	}
+
+	accounted := map[string]bool{manifest.EmptyGraphPath: true}
+	seen := map[[2]string]bool{}
+	versionGraphs := 0
+	for _, g := range m.Graphs {
+		id := g.Channel + "/" + g.Arch
+		if seen[[2]string{g.Channel, g.Arch}] {
+			bad("graph %s is listed twice", id)
+		}
+		seen[[2]string{g.Channel, g.Arch}] = true
+		if !slices.Contains(m.Channels, g.Channel) || !slices.Contains(m.Arches, g.Arch) {
+			bad("graph %s: channel or arch not in channels %v × arches %v", id, m.Channels, m.Arches)
+		}
+		if g.Path != manifest.GraphPath(g.Arch, g.Channel) {
+			bad("graph %s: path %q, want %q", id, g.Path, manifest.GraphPath(g.Arch, g.Channel))
+		}
+		if _, ok := m.Files[g.Path]; !ok {
+			bad("graph %s: %s is not among the files", id, g.Path)
+		}
+		accounted[g.Path] = true
+		if g.Nodes != len(g.Versions) {
+			bad("graph %s: %d nodes but %d versions", id, g.Nodes, len(g.Versions))
+		}
+		versionGraphs += len(g.Versions)
+		dir := path.Join("graph", g.Arch, g.Channel)
+		for _, v := range g.Versions {
+			if _, err := version.Parse(v); err != nil {
+				bad("graph %s: version %q: %v", id, v, err)
+				continue
+			}
+			file := path.Join(dir, views.FileName(v))
+			if accounted[file] {
+				bad("graph %s: version %s is listed twice", id, v)
+			}
+			accounted[file] = true
+			if _, ok := m.Files[file]; !ok {
+				bad("graph %s: %s is not among the files", id, file)
+			}
+		}
+	}
+	for _, c := range m.Channels {
+		for _, a := range m.Arches {
+			if !seen[[2]string{c, a}] {
+				bad("no graph for channel %s, arch %s", c, a)
+			}
+		}
+	}
+	for name := range m.Files {
+		if strings.HasPrefix(name, "graph/") && !accounted[name] {
+			bad("lists %s, which belongs to no graph", name)
+		}
+	}
+
+	c := m.Counts
+	if c.Graphs != len(m.Graphs) || c.VersionGraphs != versionGraphs || c.Files != len(m.Files)+1 || c.Bytes != bytes {
+		bad("counts say %d graphs, %d version graphs, %d files, %d bytes; the lists say %d, %d, %d, %d",
+			c.Graphs, c.VersionGraphs, c.Files, c.Bytes, len(m.Graphs), versionGraphs, len(m.Files)+1, bytes)
+	}
+	if c.Signatures != signatures {
+		bad("counts say %d signatures, the files list %d", c.Signatures, signatures)
+	}
+	if c.DistinctFiles > len(m.Files) || c.DistinctBytes > c.Bytes || (len(m.Files) > 0 && c.DistinctFiles < 1) {
+		bad("counts say %d distinct files of %d bytes, out of %d files of %d bytes", c.DistinctFiles, c.DistinctBytes, len(m.Files), c.Bytes)
+	}
+	return ps
+}

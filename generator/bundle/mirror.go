@@ -1,0 +1,163 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/generator/writer"
+)
+
+// Options configure Mirror.
+type Options struct {
+	// From is a tree directory, a bundle file, an http(s) URL of a host
+	// publishing a tree (its index.json), or of a Cincinnati graph
+	// endpoint (a URL ending in /graph, or a host without index.json).
+	From string
+	// Channels selects channels by name (nil: all).
+	Channels *regexp.Regexp
+	// Arches selects architectures (nil: all of the source's).
+	Arches []string
+	// EndpointChannels are the channels to fetch from a graph endpoint,
+	// which cannot list them; trees list their own.
+	EndpointChannels []string
+	// Payloads rewrite release pull specs, longest source first.
+	Payloads []mirror.PayloadMirror
+	// Exactly one of Out (a tree directory, replaced atomically) and
+	// Bundle (a .tar.gz, with a .sha256 file beside it) is the output.
+	Out, Bundle string
+	// GeneratedAt is recorded for a graph endpoint, which does not say
+	// when its graphs were made (zero: now). A tree's own time is kept:
+	// the mirror is that generation, and the same source must give the
+	// same bundle.
+	GeneratedAt time.Time
+	// Workers bounds reading and rendering concurrency.
+	Workers int
+	// Client is used for http(s) sources (nil: one with timeouts).
+	Client *http.Client
+	Logger *slog.Logger
+}
+
+// Result describes what Mirror wrote.
+type Result struct {
+	Manifest *manifest.Manifest
+	// Bundle is nil when a tree was written.
+	Bundle  *Written
+	Rewrite mirror.RewriteResult
+}
+
+// Mirror reads a source, keeps the selected channels and arches, rewrites
+// payloads to their mirrors, and renders the result again through
+// generator.Render, so that per-version graphs, digests and index.json
+// are those of what is written, not of the source.
+func Mirror(ctx context.Context, opts Options) (*Result, error) {
+	if (opts.Out == "") == (opts.Bundle == "") {
+		return nil, errors.New("want exactly one output: a tree directory or a bundle file")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	log := opts.Logger
+	rewriter, err := mirror.NewPayloadRewriter(opts.Payloads)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	src, err := openSource(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	t := src.tree
+	log.Debug("source read", "from", opts.From, "releases", t.Graph.Len(), "duration", time.Since(start))
+
+	// Signatures are chosen by digest, which the rewrite keeps; reading
+	// them first keeps every read of the source in one place.
+	var sigs map[string][][]byte
+	if src.files != nil {
+		if sigs, err = sourceSignatures(src.files, t.Manifest, t.Graph); err != nil {
+			return nil, fmt.Errorf("%s: %w", opts.From, err)
+		}
+	}
+	res := &Result{Rewrite: rewriter.Apply(t.Graph)}
+	reportRewrite(log, res.Rewrite)
+
+	at := src.generatedAt
+	if at.IsZero() {
+		at = opts.GeneratedAt
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	kind := "cincinnati"
+	var gd *graphdata.GraphData
+	if t.Manifest != nil {
+		kind = "mirror"
+		gd = graphDataInput(t.Manifest.Inputs.GraphData)
+	}
+	built := generator.Applied(t.Graph, t.Channels, kind, gd)
+	built.Signatures = sigs
+	render := func(store writer.Store) (err error) {
+		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
+			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log,
+		})
+		return err
+	}
+	if opts.Out != "" {
+		if err := render(writer.DirStore{Dir: opts.Out}); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	// The tree is rendered beside the bundle, so that it is on a disk
+	// that has room for the bundle rather than in a small tmpfs.
+	tmp, err := os.MkdirTemp(filepath.Dir(opts.Bundle), "."+filepath.Base(opts.Bundle)+".upgraph-tree-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	tree := filepath.Join(tmp, "tree")
+	if err := render(scratchStore{dir: tree}); err != nil {
+		return nil, err
+	}
+	start = time.Now()
+	if res.Bundle, err = Write(ctx, tree, opts.Bundle); err != nil {
+		return nil, err
+	}
+	log.Debug("packed", "bundle", opts.Bundle, "bytes", res.Bundle.Size, "duration", time.Since(start))
+	return res, nil
+}
+
+// graphDataInput carries the source's graph-data identity into the
+// mirror's index.json: generator.Applied only records a GraphData there.
+func graphDataInput(in manifest.GraphDataInput) *graphdata.GraphData {
+	v, err := version.Parse(in.Version)
+	if in.Digest == "" || err != nil {
+		return nil
+	}
+	return &graphdata.GraphData{SchemaVersion: v, Digest: in.Digest}
+}
+
+func reportRewrite(log *slog.Logger, r mirror.RewriteResult) {
+	if len(r.Tagged) > 0 {
+		log.Warn("payloads pinned by tag, not digest: kept, but a mirror may hold other content under the tag and clusters cannot verify it",
+			"releases", len(r.Tagged), "first", r.Tagged[0])
+	}
+	if len(r.Unmatched) > 0 {
+		log.Warn("payloads no --payload-mirror matches: kept as they are, clusters behind the mirror may not reach them",
+			"releases", len(r.Unmatched), "examples", strings.Join(r.Unmatched[:min(3, len(r.Unmatched))], ","))
+	}
+	log.Debug("payloads rewritten", "releases", r.Rewritten)
+}

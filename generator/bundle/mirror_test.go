@@ -1,0 +1,222 @@
+package bundle
+
+import (
+	"bytes"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/site"
+)
+
+// TestMirrorDeterministic mirrors the same source in several ways that
+// must not change a byte of the bundle: twice, with other worker counts,
+// from a static web server, and from a mirror without payload rewrite.
+func TestMirrorDeterministic(t *testing.T) {
+	work := t.TempDir()
+	src := demoTree(t)
+	bundle := func(name string, opts Options) []byte {
+		t.Helper()
+		opts.Bundle = filepath.Join(work, name)
+		if _, err := Mirror(t.Context(), opts); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(opts.Bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	first := bundle("a.tar.gz", Options{From: src, Payloads: rewrite})
+	static := httptest.NewServer(http.FileServer(http.Dir(src)))
+	defer static.Close()
+	for name, opts := range map[string]Options{
+		"again.tar.gz":   {From: src, Payloads: rewrite},
+		"workers.tar.gz": {From: src, Payloads: rewrite, Workers: 1},
+		"http.tar.gz":    {From: static.URL + "/", Payloads: rewrite},
+		// Payloads already point at the mirror: nothing left to rewrite.
+		"remirror.tar.gz": {From: filepath.Join(work, "a.tar.gz")},
+	} {
+		if got := bundle(name, opts); !bytes.Equal(got, first) {
+			t.Errorf("%s differs from a.tar.gz (%d vs %d bytes)", name, len(got), len(first))
+		}
+	}
+
+	// Without a rewrite the mirror serves the source's files, to the byte.
+	out := filepath.Join(work, "tree")
+	if _, err := Mirror(t.Context(), Options{From: src, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	want, got := manifestOf(t, src), manifestOf(t, out)
+	if !maps.Equal(want.Files, got.Files) || want.GeneratedAt != got.GeneratedAt || want.Inputs.GraphData != got.Inputs.GraphData {
+		t.Errorf("an unchanged mirror's index.json lists other files or inputs")
+	}
+	if got.Inputs.Releases.Kind != "mirror" {
+		t.Errorf("releases kind %q, want mirror", got.Inputs.Releases.Kind)
+	}
+}
+
+// TestMirrorSelection checks that channels and arches limit the output,
+// index.json and the signatures carried along.
+func TestMirrorSelection(t *testing.T) {
+	tests := []struct {
+		name               string
+		channels           string
+		arches             []string
+		wantChannels       []string
+		wantArches         []string
+		wantSignatures     int
+		wantVersionsAmd64  int // per-version graphs of amd64
+		wantVersionsArm64  int
+		wantNoFilesUnder   []string
+		wantSignatureFiles bool
+	}{{
+		name:         "everything",
+		wantChannels: []string{"candidate-4.16", "fast-4.16", "stable-4.15", "stable-4.16"},
+		wantArches:   []string{"amd64", "arm64"}, wantSignatures: 2,
+	}, {
+		name: "stable channels", channels: "^stable-",
+		wantChannels: []string{"stable-4.15", "stable-4.16"}, wantArches: []string{"amd64", "arm64"},
+		wantSignatures:   2,
+		wantNoFilesUnder: []string{"graph/amd64/fast-4.16", "graph/arm64/candidate-4.16"},
+	}, {
+		name: "arm64 only", arches: []string{"arm64"},
+		wantChannels: []string{"candidate-4.16", "fast-4.16", "stable-4.15", "stable-4.16"}, wantArches: []string{"arm64"},
+		wantNoFilesUnder: []string{"graph/amd64", "signatures"},
+	}, {
+		name: "one graph", channels: "^fast-4\\.16$", arches: []string{"amd64", "amd64"},
+		wantChannels: []string{"fast-4.16"}, wantArches: []string{"amd64"}, wantSignatures: 2,
+		wantNoFilesUnder: []string{"graph/arm64", "graph/amd64/stable-4.16"},
+	}, {
+		name: "4.15 only: 4.16.0 and its signatures are not kept", channels: "4\\.15",
+		wantChannels: []string{"stable-4.15"}, wantArches: []string{"amd64", "arm64"},
+		wantNoFilesUnder: []string{"signatures"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			opts := Options{From: demoTree(t), Out: out, Arches: tc.arches, Payloads: rewrite}
+			if tc.channels != "" {
+				opts.Channels = regexp.MustCompile(tc.channels)
+			}
+			res, err := Mirror(t.Context(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := manifestOf(t, out)
+			if !reflect.DeepEqual(m, res.Manifest) {
+				t.Error("Mirror's manifest is not the index.json written")
+			}
+			if !slices.Equal(m.Channels, tc.wantChannels) || !slices.Equal(m.Arches, tc.wantArches) {
+				t.Errorf("index.json: channels %v arches %v, want %v %v", m.Channels, m.Arches, tc.wantChannels, tc.wantArches)
+			}
+			if len(m.Graphs) != len(tc.wantChannels)*len(tc.wantArches) {
+				t.Errorf("%d graphs, want %d", len(m.Graphs), len(tc.wantChannels)*len(tc.wantArches))
+			}
+			if m.Counts.Signatures != tc.wantSignatures {
+				t.Errorf("%d signatures carried, want %d", m.Counts.Signatures, tc.wantSignatures)
+			}
+			for name := range m.Files {
+				for _, dir := range tc.wantNoFilesUnder {
+					if strings.HasPrefix(name, dir+"/") {
+						t.Errorf("%s is in the output", name)
+					}
+				}
+			}
+			if _, err := Verify(t.Context(), out, Limits{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestMirrorRejected checks that bad options fail with a message saying
+// what is wrong, before anything is written.
+func TestMirrorRejected(t *testing.T) {
+	work := t.TempDir()
+	src := demoTree(t)
+	out := filepath.Join(work, "out")
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"no output", Options{From: src}, "exactly one output"},
+		{"two outputs", Options{From: src, Out: out, Bundle: out + ".tar.gz"}, "exactly one output"},
+		{"no such channel", Options{From: src, Out: out, Channels: regexp.MustCompile("^eus-")}, "no channel matches ^eus-"},
+		{"no such arch", Options{From: src, Out: out, Arches: []string{"s390x"}}, `no arch "s390x"`},
+		{"s3", Options{From: "s3://bucket/prefix", Out: out}, "not supported yet"},
+		{"no such directory", Options{From: filepath.Join(work, "none"), Out: out}, "no such file"},
+		{"same payload source twice", Options{From: src, Out: out, Payloads: []mirror.PayloadMirror{
+			{Source: "quay.io/a", Mirror: "r/a"}, {Source: "quay.io/a", Mirror: "r/b"}}}, "given twice"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Mirror(t.Context(), tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("output written anyway")
+			}
+		})
+	}
+}
+
+// TestMirrorEndpoint mirrors `upgraph serve`, which has no index.json:
+// the graphs come from its graph API for the channels named.
+func TestMirrorEndpoint(t *testing.T) {
+	src := demoTree(t)
+	gen, err := site.Load(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gen.Close()
+	h := site.NewHandler(site.Options{})
+	h.SetGeneration(gen)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	want := manifestOf(t, src)
+	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	for _, from := range []string{srv.URL, srv.URL + "/graph"} {
+		out := filepath.Join(t.TempDir(), "out")
+		if _, err := Mirror(t.Context(), Options{From: from, Out: out}); err == nil || !strings.Contains(err.Error(), "name them") {
+			t.Fatalf("%s without channels: %v, want an error asking for them", from, err)
+		}
+		_, err := Mirror(t.Context(), Options{From: from, Out: out, EndpointChannels: want.Channels, GeneratedAt: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := manifestOf(t, out)
+		// Signatures are not listed by a graph endpoint, so not mirrored.
+		for name, f := range want.Files {
+			if strings.HasPrefix(name, "graph/") && got.Files[name] != f {
+				t.Errorf("%s: %s differs from the source", from, name)
+			}
+		}
+		if !slices.Equal(got.Arches, want.Arches) || got.GeneratedAt != "2027-01-01T00:00:00Z" || got.Inputs.Releases.Kind != "cincinnati" {
+			t.Errorf("%s: arches %v, generatedAt %s, kind %s", from, got.Arches, got.GeneratedAt, got.Inputs.Releases.Kind)
+		}
+	}
+}
+
+func manifestOf(t *testing.T, dir string) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -1,0 +1,107 @@
+package mirror
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/upgraph/upgraph/generator"
+)
+
+// TestFromTree reads a generated tree back, from its directory and over
+// HTTP, and renders the union: the tree comes back, to the byte.
+func TestFromTree(t *testing.T) {
+	in := testInputs()[0]
+	base := t.TempDir()
+	origDir := filepath.Join(base, "orig")
+	orig := generate(t, in, origDir)
+	srv := httptest.NewServer(http.FileServer(http.Dir(origDir)))
+	defer srv.Close()
+	web, err := NewHTTPTree(t.Context(), srv.URL, HTTPTreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, fsys := range map[string]fs.FS{"dir": os.DirFS(origDir), "http": web} {
+		tr, err := FromTree(t.Context(), fsys, TreeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(base, name)
+		m := render(t, generator.Applied(tr.Graph, tr.Channels, "mirror", nil), out, tr.Arches)
+		for file, f := range orig.Files {
+			if m.Files[file] != f {
+				t.Errorf("%s: %s differs from the tree read", name, file)
+			}
+		}
+		if len(m.Files) != len(orig.Files) {
+			t.Errorf("%s: %d files, want %d", name, len(m.Files), len(orig.Files))
+		}
+	}
+
+	tr, err := FromTree(t.Context(), os.DirFS(origDir), TreeOptions{Channels: regexp.MustCompile("^stable-"), Arches: []string{"arm64"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tr.Channels, []string{"stable-4.15", "stable-4.16"}) || !slices.Equal(tr.Arches, []string{"arm64"}) || slices.Contains(tr.Graph.Arches(), "amd64") {
+		t.Errorf("selection: channels %v arches %v, graph arches %v", tr.Channels, tr.Arches, tr.Graph.Arches())
+	}
+
+	if _, err := fs.ReadFile(web, "no/such.json"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file over HTTP: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestFromTreeRejected checks that FromTree does not build on a file that
+// is not the one index.json describes, and names it.
+func TestFromTreeRejected(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	generate(t, testInputs()[0], dir)
+	channel := filepath.Join(dir, "graph", "amd64", "fast-4.16.json")
+	data, err := os.ReadFile(channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(channel); err != nil { // break the hard links
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1
+	if err := os.WriteFile(channel, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts TreeOptions
+		want string
+	}{
+		{TreeOptions{}, "graph/amd64/fast-4.16.json does not match its sha256 in index.json"},
+		{TreeOptions{Arches: []string{"s390x"}}, `the tree has no arch "s390x"`},
+		{TreeOptions{Channels: regexp.MustCompile("eus")}, "no channel matches eus"},
+	} {
+		_, err := FromTree(t.Context(), os.DirFS(dir), tc.opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("FromTree(%+v): %v, want an error containing %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+func TestMergeRejected(t *testing.T) {
+	body := []byte(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`)
+	for _, tc := range []struct {
+		a    Answer
+		want string
+	}{
+		{Answer{Channel: "Stable", Arch: "amd64", Source: "f.json", Body: body}, `f.json: channel "Stable"`},
+		{Answer{Channel: "stable-4.16", Arch: "x86_64", Source: "f.json", Body: body}, `f.json: arch "x86_64"`},
+		{Answer{Channel: "stable-4.16", Arch: "amd64", Source: "f.json", Body: []byte(`{"nodes":[],"edges":[]}`)}, `f.json: not a policy-engine graph`},
+	} {
+		if _, err := Merge([]Answer{tc.a}, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Merge(%s): %v, want an error containing %q", tc.a.Source, err, tc.want)
+		}
+	}
+}

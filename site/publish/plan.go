@@ -1,0 +1,346 @@
+package publish
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+)
+
+// Reason says why an object is uploaded or deleted.
+type Reason string
+
+const (
+	// New: not in the published index.json (or nothing is published yet).
+	New Reason = "new"
+	// Changed: its sha256 differs from the published index.json's.
+	Changed Reason = "changed"
+	// HeadersChanged: same content, published with other header rules.
+	HeadersChanged Reason = "headers"
+	// Missing: the published index.json lists it, but the object is gone.
+	Missing Reason = "missing"
+	// Drift: the object's content or headers are not what the published
+	// index.json says (an interrupted publish, a change behind our back).
+	Drift Reason = "drift"
+	// Stale: in the published index.json, not in the new tree.
+	Stale Reason = "stale"
+	// Orphan: under the prefix, in neither index.json.
+	Orphan Reason = "orphan"
+)
+
+// Op is what an Action does.
+type Op string
+
+const (
+	Upload Op = "upload"
+	Delete Op = "delete"
+)
+
+// Action is one object to upload or delete.
+type Action struct {
+	Op     Op
+	Path   string // tree path; the key is prefix/Path
+	Reason Reason
+	Size   int64  // uploads: bytes
+	SHA256 string // uploads: hex digest of the content
+}
+
+func (a Action) String() string {
+	if a.Op == Upload {
+		return fmt.Sprintf("upload %s (%s, %d bytes)", a.Path, a.Reason, a.Size)
+	}
+	return fmt.Sprintf("delete %s (%s)", a.Path, a.Reason)
+}
+
+// Plan is what a publish does, in order. A dry run computes it and stops;
+// a real run computes the same plan and carries it out, nothing more.
+type Plan struct {
+	Bucket, Prefix string
+	// First is set when nothing was published under the prefix yet.
+	First bool
+	// Uploads, in upload order: leaves, channel graphs, index.json last.
+	Uploads []Action
+	// Deletes are carried out after index.json is replaced.
+	Deletes []Action
+	// Unchanged counts the tree's objects already published as they are.
+	Unchanged int
+	// Verified counts objects checked with a HEAD instead of trusting the
+	// published index.json (after an interrupted publish, or Verify).
+	Verified int
+	// Kept counts stale objects left in place because Delete is off.
+	Kept int
+	// DeleteErr, when set, refuses the deletions (too many): a real run
+	// still uploads, then returns it.
+	DeleteErr error
+
+	tree         *tree
+	bucket       *bucket
+	rules        *Rules
+	base         string          // digest of the published index.json, "" if none
+	pending      map[string]bool // paths of an unfinished publish's journal
+	journalFound bool
+}
+
+// UploadBytes totals the bytes to upload.
+func (p *Plan) UploadBytes() int64 {
+	var n int64
+	for _, a := range p.Uploads {
+		n += a.Size
+	}
+	return n
+}
+
+// WriteTo prints one line per action, then a summary.
+func (p *Plan) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	for _, a := range p.Uploads {
+		fmt.Fprintln(&b, a)
+	}
+	for _, a := range p.Deletes {
+		fmt.Fprintln(&b, a)
+	}
+	fmt.Fprintln(&b, p.Summary())
+	if p.DeleteErr != nil {
+		fmt.Fprintln(&b, "refused:", p.DeleteErr)
+	}
+	n, err := w.Write(b.Bytes())
+	return int64(n), err
+}
+
+// Summary is the plan in one line.
+func (p *Plan) Summary() string {
+	byReason := map[Reason]int{}
+	for _, a := range p.Uploads {
+		byReason[a.Reason]++
+	}
+	var reasons []string
+	for _, r := range []Reason{New, Changed, HeadersChanged, Missing, Drift} {
+		if byReason[r] > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d %s", byReason[r], r))
+		}
+	}
+	s := fmt.Sprintf("s3://%s/%s: %d to upload", p.Bucket, p.Prefix, len(p.Uploads))
+	if len(reasons) > 0 {
+		s += " (" + strings.Join(reasons, ", ") + ")"
+	}
+	s += fmt.Sprintf(", %d bytes; %d to delete; %d unchanged", p.UploadBytes(), len(p.Deletes), p.Unchanged)
+	if p.Verified > 0 {
+		s += fmt.Sprintf(" (%d verified)", p.Verified)
+	}
+	if p.Kept > 0 {
+		s += fmt.Sprintf("; %d stale kept (deletion off)", p.Kept)
+	}
+	return s
+}
+
+// prepare computes the plan: it reads the published index.json and the
+// journal of an unfinished publish, applies the shrink guard, checks
+// objects the index cannot vouch for, and lists the prefix for deletions.
+// It only reads from the bucket.
+func prepare(ctx context.Context, opts *Options, t *tree, b *bucket, rules *Rules, log *slog.Logger) (*Plan, error) {
+	p := &Plan{Bucket: b.name, Prefix: b.prefix, tree: t, bucket: b, rules: rules}
+
+	remoteIndex, err := b.get(ctx, manifest.FileName)
+	if err != nil {
+		return nil, err
+	}
+	var published *manifest.Manifest
+	if remoteIndex != nil {
+		published, err = manifest.Parse(remoteIndex.body)
+		if err != nil {
+			if !opts.Force {
+				return nil, fmt.Errorf("%s: %w: %w", b.url(manifest.FileName), ErrUnreadableIndex, err)
+			}
+			log.Warn("published index.json unreadable; publishing everything", "key", b.url(manifest.FileName), "err", err)
+			remoteIndex = nil
+		}
+	}
+	p.First = published == nil
+	if remoteIndex != nil {
+		p.base = manifest.Digest(remoteIndex.body)
+	}
+	if published != nil && !opts.Force {
+		if err := checkShrink(published, t.manifest, opts.ShrinkThreshold); err != nil {
+			return nil, err
+		}
+	}
+
+	pending, found, ok, err := readJournal(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	p.pending, p.journalFound = pending, found
+	verifyAll := opts.Verify || (found && !ok)
+	if found {
+		log.Info("an earlier publish did not finish; checking the objects it may have changed",
+			"key", b.url(JournalPath), "objects", len(pending), "all", !ok)
+	}
+
+	// Header rules are compared as a whole: their digest is on index.json.
+	rulesChanged := remoteIndex != nil && remoteIndex.meta[metaRules] != rules.Digest()
+	var check []string
+	for _, path := range slices.Sorted(maps.Keys(t.manifest.Files)) {
+		f := t.manifest.Files[path]
+		if verifyAll || pending[path] {
+			check = append(check, path)
+			continue
+		}
+		var old manifest.File
+		var listed bool
+		if published != nil {
+			old, listed = published.Files[path]
+		}
+		switch {
+		case !listed:
+			p.add(path, f, New)
+		case old.SHA256 != f.SHA256:
+			p.add(path, f, Changed)
+		case rulesChanged:
+			p.add(path, f, HeadersChanged)
+		default:
+			p.Unchanged++
+		}
+	}
+	if err := p.verify(ctx, check, published, opts.workers()); err != nil {
+		return nil, err
+	}
+
+	switch {
+	case remoteIndex == nil:
+		p.add(manifest.FileName, fileOf(t.index), New)
+	case !bytes.Equal(remoteIndex.body, t.index):
+		p.add(manifest.FileName, fileOf(t.index), Changed)
+	case rulesChanged:
+		p.add(manifest.FileName, fileOf(t.index), HeadersChanged)
+	default:
+		p.Unchanged++
+	}
+	slices.SortStableFunc(p.Uploads, func(x, y Action) int {
+		return cmp.Or(cmp.Compare(t.phase(x.Path), t.phase(y.Path)), cmp.Compare(x.Path, y.Path))
+	})
+
+	if err := p.planDeletes(ctx, opts, published); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Plan) add(path string, f manifest.File, r Reason) {
+	p.Uploads = append(p.Uploads, Action{Op: Upload, Path: path, Reason: r, Size: f.Size, SHA256: f.SHA256})
+}
+
+// verify decides each path with a HEAD: the object's stored sha256 and
+// headers against the tree's. An object already right is left alone
+// whatever the published index.json says about it.
+func (p *Plan) verify(ctx context.Context, paths []string, published *manifest.Manifest, workers int) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	objs := make([]*object, len(paths))
+	err := runPool(ctx, workers, len(paths), func(ctx context.Context, i int) error {
+		var err error
+		objs[i], err = p.bucket.head(ctx, paths[i])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, path := range paths {
+		f := p.tree.manifest.Files[path]
+		var old manifest.File
+		var listed bool
+		if published != nil {
+			old, listed = published.Files[path]
+		}
+		p.Verified++
+		obj := objs[i]
+		// The size is checked too: it costs nothing, and some stores keep
+		// the old user metadata when a PUT without any overwrites an object.
+		same := obj != nil && obj.meta[metaSHA256] == f.SHA256 && obj.size == f.Size
+		switch {
+		case obj == nil && listed:
+			p.add(path, f, Missing)
+		case obj == nil:
+			p.add(path, f, New)
+		case same && obj.headers == p.rules.Resolve(path):
+			p.Unchanged++
+		case same:
+			p.add(path, f, HeadersChanged)
+		case !listed:
+			p.add(path, f, New)
+		case old.SHA256 != f.SHA256:
+			p.add(path, f, Changed)
+		default:
+			p.add(path, f, Drift)
+		}
+	}
+	return nil
+}
+
+// planDeletes lists what is under the directories the trees use (graph/,
+// schema/, signatures/; never the prefix's root, where index.json lives
+// and other tools may keep files) and plans the deletion of whatever the
+// new tree does not hold. Listing, rather than diffing the two manifests, also
+// finds what an interrupted run left: an object uploaded for a tree that
+// was never published, or a deletion that never happened.
+func (p *Plan) planDeletes(ctx context.Context, opts *Options, published *manifest.Manifest) error {
+	if !opts.Delete {
+		if published != nil {
+			for path := range published.Files {
+				if _, ok := p.tree.manifest.Files[path]; !ok {
+					p.Kept++
+				}
+			}
+		}
+		return nil
+	}
+	var deletes []Action
+	for _, dir := range dirs(p.tree.manifest, published) {
+		paths, err := p.bucket.list(ctx, dir)
+		if err != nil {
+			return err
+		}
+		for _, path := range paths {
+			if _, ok := p.tree.manifest.Files[path]; ok {
+				continue
+			}
+			r := Orphan
+			if published != nil {
+				if _, ok := published.Files[path]; ok {
+					r = Stale
+				}
+			}
+			deletes = append(deletes, Action{Op: Delete, Path: path, Reason: r})
+		}
+	}
+	slices.SortFunc(deletes, func(x, y Action) int { return cmp.Compare(x.Path, y.Path) })
+	if opts.MaxDeletes >= 0 && len(deletes) > opts.MaxDeletes {
+		p.DeleteErr = fmt.Errorf("%w: %d objects under s3://%s/%s are not in the new tree, more than the limit of %d; nothing deleted",
+			ErrTooManyDeletes, len(deletes), p.Bucket, p.Prefix, opts.MaxDeletes)
+		return nil
+	}
+	p.Deletes = deletes
+	return nil
+}
+
+// ErrUnreadableIndex is returned (wrapped) when the published index.json
+// cannot be parsed; Force publishes over it as if nothing were published.
+var ErrUnreadableIndex = errors.New("published index.json unreadable")
+
+// ErrTooManyDeletes is returned (wrapped) when the deletions a publish would
+// make exceed Options.MaxDeletes. The uploads are done by then: the new
+// index.json is live and consistent, only the stale objects remain.
+var ErrTooManyDeletes = errors.New("too many deletions")
+
+// fileOf describes bytes as the manifest describes a file.
+func fileOf(data []byte) manifest.File {
+	return manifest.File{SHA256: manifest.SHA256(data), Size: int64(len(data))}
+}

@@ -1,0 +1,69 @@
+package site
+
+import (
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+)
+
+// treeFile reports whether name (relative to the tree's root) is a file a
+// browser may read at its own path, as from any static host: the viewer
+// (index.html, viewer/…), index.json and the graph files it reads.
+func treeFile(name string) bool {
+	return name == "index.html" || name == manifest.FileName ||
+		strings.HasPrefix(name, "viewer/") || strings.HasPrefix(name, "graph/")
+}
+
+// serveTree answers GET and HEAD for those files when the tree carries
+// the viewer (index.html): "/" is index.html, "/index.json" the manifest
+// of the generation served, any other path a file the manifest lists. It
+// reports false, writing nothing, for any other request, so the caller
+// answers 404 as before: a tree without the viewer exposes only the API.
+func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if name == "" {
+		name = "index.html"
+	}
+	gen := h.gen.Load()
+	if gen == nil || !treeFile(name) {
+		return false
+	}
+	if _, viewer := gen.Manifest.Files["index.html"]; !viewer {
+		return false
+	}
+	c := gen.index
+	if name != manifest.FileName {
+		if _, ok := gen.Manifest.Files[name]; !ok {
+			return false
+		}
+		var err error
+		if c, err = h.content(gen, name); err != nil {
+			h.log.Error("reading tree file", "file", name, "err", err)
+			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + name})
+			return true
+		}
+	}
+	if methodAllowed(w, r) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.writeContent(w, r, mediaTypeOf(name), c, h.opts.CacheControl)
+	}
+	return true
+}
+
+func mediaTypeOf(name string) string {
+	switch path.Ext(name) {
+	case ".json":
+		return MediaJSON
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".txt":
+		return "text/plain; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
