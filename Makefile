@@ -5,7 +5,7 @@ DEMO_OUT ?= out/demo
 # Benchmark output lands here; set to a disk path to include disk writes.
 BENCH_OUT_DIR ?=
 
-.PHONY: help build deps test fuzz vet demo bench bench-scrape bench-serve clean
+.PHONY: help build deps test fuzz vet demo bench bench-scrape bench-publish bench-serve clean
 
 help:
 	@echo "make build   build $(BIN)"
@@ -13,6 +13,7 @@ help:
 	@echo "make demo    generate the embedded demo tree into $(DEMO_OUT)"
 	@echo "make bench   full-generation benchmark on the real graph-data"
 	@echo "make bench-scrape  cold vs warm scrape of 1,000 tags from a local registry"
+	@echo "make bench-publish  publish a tree to a local S3 (versitygw): first and unchanged (BENCH_TREE=dir)"
 	@echo "make bench-serve  wrk load test: upgraph serve vs nginx on the same tree"
 
 build:
@@ -52,6 +53,10 @@ bench:
 
 bench-scrape: deps
 	$(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./generator/scrape/
+
+BENCH_TREE ?=
+bench-publish: deps
+	UPGRAPH_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench BenchmarkPublish -benchtime 1x -timeout 30m ./site/publish/
 
 bench-serve:
 	bash site/bench/serve.sh
