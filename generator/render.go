@@ -28,6 +28,9 @@ type RenderOptions struct {
 	Arches      []string
 	Store       writer.Store
 	GeneratedAt time.Time
+	// NoViewer leaves the static viewer (index.html, viewer/) out, for
+	// trees only ever read through the graph API.
+	NoViewer bool
 	// Workers bounds rendering and writing concurrency (0: 2 × GOMAXPROCS).
 	Workers int
 	Logger  *slog.Logger
@@ -93,7 +96,10 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	// The schemas travel with the tree, so consumers of a mirror or a
 	// bucket can check what they read without upgraph; the viewer makes
 	// any static copy of the tree browsable offline.
-	extras := viewer.Files()
+	extras := map[string][]byte{}
+	if !opts.NoViewer {
+		extras = viewer.Files()
+	}
 	for name, data := range schema.Files() {
 		extras[manifest.SchemaDir+name] = data
 	}

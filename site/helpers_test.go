@@ -93,53 +93,11 @@ func renderDemo(dir string, opts generator.RenderOptions) error {
 		opts.GeneratedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}
 	opts.Workers = 2
-	opts.Store = noViewer{opts.Store}
+	// The API tests pin what a tree without the viewer serves (nothing but
+	// the API); static_test.go adds a viewer of its own.
+	opts.NoViewer = true
 	_, err = generator.Render(context.Background(), b, opts)
 	return err
-}
-
-// noViewer renders trees without the viewer, in one commit: the API tests
-// pin what such a tree serves (nothing but the API); static_test.go adds a
-// viewer of its own.
-type noViewer struct{ writer.Store }
-
-func (s noViewer) Begin(ctx context.Context) (writer.Staging, error) {
-	st, err := s.Store.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &noViewerStaging{st}, nil
-}
-
-type noViewerStaging struct{ writer.Staging }
-
-func isViewerFile(name string) bool {
-	return name == "index.html" || strings.HasPrefix(name, "viewer/")
-}
-
-func (s *noViewerStaging) Put(ctx context.Context, name string, data []byte) error {
-	if isViewerFile(name) {
-		return nil
-	}
-	if name == manifest.FileName {
-		m, err := manifest.Parse(data)
-		if err != nil {
-			return err
-		}
-		for f := range m.Files {
-			if isViewerFile(f) {
-				delete(m.Files, f)
-			}
-		}
-		if data, err = m.Encode(); err != nil {
-			return err
-		}
-	}
-	return s.Staging.Put(ctx, name, data)
-}
-
-func (s *noViewerStaging) Link(ctx context.Context, existing, name string) error {
-	return s.Staging.(writer.Linker).Link(ctx, existing, name)
 }
 
 // rewriteTree commits, through writer.DirStore (so the tree is swapped in

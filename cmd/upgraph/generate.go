@@ -40,6 +40,7 @@ The new tree replaces DIR atomically; on any error DIR is left untouched.`,
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip graph-data files that do not parse, with a warning, as upstream does (default: fail)"},
 			&cli.BoolFlag{Name: "upstream-quirks", Usage: "reproduce upstream's accidental behaviours (see README)"},
+			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping (default 16 tags) and of rendering and writing (default 2 × CPUs)"},
 		}, scrapeFlags()...),
 		Action: runGenerate,
@@ -73,7 +74,7 @@ func runGenerate(c *cli.Context) error {
 	}
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
 		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: c.String("out")},
-		GeneratedAt: at, Workers: c.Int("workers"), Logger: log,
+		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
 	})
 	if err != nil {
 		return err

@@ -156,7 +156,7 @@ func TestMirrorRejected(t *testing.T) {
 		{"two outputs", Options{From: src, Out: out, Bundle: out + ".tar.gz"}, "exactly one output"},
 		{"no such channel", Options{From: src, Out: out, Channels: regexp.MustCompile("^eus-")}, "no channel matches ^eus-"},
 		{"no such arch", Options{From: src, Out: out, Arches: []string{"s390x"}}, `no arch "s390x"`},
-		{"s3", Options{From: "s3://bucket/prefix", Out: out}, "not supported yet"},
+		{"s3 without a bucket", Options{From: "s3:///prefix", Out: out}, "want s3://BUCKET"},
 		{"no such directory", Options{From: filepath.Join(work, "none"), Out: out}, "no such file"},
 		{"same payload source twice", Options{From: src, Out: out, Payloads: []mirror.PayloadMirror{
 			{Source: "quay.io/a", Mirror: "r/a"}, {Source: "quay.io/a", Mirror: "r/b"}}}, "given twice"},
@@ -174,8 +174,10 @@ func TestMirrorRejected(t *testing.T) {
 	}
 }
 
-// TestMirrorEndpoint mirrors `upgraph serve`, which has no index.json:
-// the graphs come from its graph API for the channels named.
+// TestMirrorEndpoint mirrors a graph endpoint without index.json (like an
+// upstream policy-engine: upgraph serve with the viewer answers
+// index.json, so it is hidden here): the graphs come from its graph API
+// for the channels named.
 func TestMirrorEndpoint(t *testing.T) {
 	src := demoTree(t)
 	gen, err := site.Load(src, nil)
@@ -185,7 +187,13 @@ func TestMirrorEndpoint(t *testing.T) {
 	defer gen.Close()
 	h := site.NewHandler(site.Options{})
 	h.SetGeneration(gen)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/index.json" {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	want := manifestOf(t, src)
 	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -51,7 +51,7 @@ func buildTree(t *testing.T, releases, graphData fs.FS) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
-	if _, err := generator.Render(ctx, built, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0)}); err != nil {
+	if _, err := generator.Render(ctx, built, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -150,7 +150,7 @@ func render(t testing.TB, b *generator.Built) (string, *manifest.Manifest) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "tree")
 	m, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0),
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func demoTree(t testing.TB) string {
 		}
 		demoDir = filepath.Join(testRoot, "demo")
 		_, demoErr = generator.Render(context.Background(), b, generator.RenderOptions{
-			Store: writer.DirStore{Dir: demoDir}, GeneratedAt: time.Unix(0, 0),
+			Store: writer.DirStore{Dir: demoDir}, GeneratedAt: time.Unix(0, 0), NoViewer: true,
 		})
 	})
 	if demoErr != nil {

@@ -54,6 +54,11 @@ func DefaultRules() []Rule {
 		{Pattern: "/index.json", CacheControl: IndexCacheControl},
 		{Pattern: "/signatures/**", ContentType: "application/octet-stream", CacheControl: SignatureCacheControl},
 		{Pattern: "*.json", ContentType: "application/json"},
+		// The viewer, with the types upgraph serve gives it.
+		{Pattern: "*.html", ContentType: "text/html; charset=utf-8"},
+		{Pattern: "*.js", ContentType: "text/javascript; charset=utf-8"},
+		{Pattern: "*.css", ContentType: "text/css; charset=utf-8"},
+		{Pattern: "*.txt", ContentType: "text/plain; charset=utf-8"},
 		{Pattern: "*.gz", ContentEncoding: "gzip"},
 		{Pattern: "**", CacheControl: site.DefaultCacheControl},
 	}

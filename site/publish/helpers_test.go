@@ -230,6 +230,14 @@ func wantHeaders(p string) (contentType, cacheControl, contentEncoding string) {
 		return "application/octet-stream", "public, max-age=86400", ""
 	case strings.HasSuffix(p, ".json.gz"):
 		return "application/json", site.DefaultCacheControl, "gzip"
+	case strings.HasSuffix(p, ".html"):
+		return "text/html; charset=utf-8", site.DefaultCacheControl, ""
+	case strings.HasSuffix(p, ".js"):
+		return "text/javascript; charset=utf-8", site.DefaultCacheControl, ""
+	case strings.HasSuffix(p, ".css"):
+		return "text/css; charset=utf-8", site.DefaultCacheControl, ""
+	case strings.HasSuffix(p, ".txt"):
+		return "text/plain; charset=utf-8", site.DefaultCacheControl, ""
 	}
 	return "application/json", site.DefaultCacheControl, ""
 }

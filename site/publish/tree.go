@@ -41,7 +41,7 @@ func openTree(dir string) (*tree, error) {
 	// directory, so a manifest cannot write outside the prefix, over
 	// index.json or over the journal (dot-files are upgraph's own).
 	for name := range t.manifest.Files {
-		if !fs.ValidPath(name) || !strings.Contains(name, "/") || strings.HasPrefix(path.Base(name), ".") || strings.HasPrefix(name, ".") {
+		if !fs.ValidPath(name) || name == manifest.FileName || strings.HasPrefix(path.Base(name), ".") || strings.HasPrefix(name, ".") {
 			root.Close()
 			return nil, fmt.Errorf("%s names %q, which is not a file of a tree", indexPath, name)
 		}
