@@ -23,14 +23,16 @@ digest describe what is written) and writes a tree (atomically) or a
 deterministic bundle with a sha256sum file beside it (FILE.sha256).
 
 SRC is a tree directory, a bundle, an http(s):// URL of a host publishing a
-tree (its index.json), or of a Cincinnati graph endpoint (a URL ending in
+tree (its index.json), an s3://BUCKET/PREFIX a tree was published to
+(upgraph publish; --endpoint, --path-style, --region as publish's), or of
+a Cincinnati graph endpoint (a URL ending in
 /graph, or a host without index.json such as upgraph serve; name its
 channels with --channels). Release signatures of the releases kept are
 carried over from trees. --payload-mirror SRC=DST replaces the repository
 prefix SRC by DST, longest match first, keeping digests:
   quay.io/openshift-release-dev=registry.local:5000/ocp`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Required: true, Usage: "tree directory, bundle, http(s):// URL, or s3://BUCKET/PREFIX (not supported yet)"},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "from", Required: true, Usage: "tree directory, bundle, http(s):// URL, or s3://BUCKET/PREFIX (see --endpoint)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
 			&cli.StringFlag{Name: "bundle", Usage: "write a .tar.gz bundle (and BUNDLE.sha256)"},
 			&cli.StringFlag{Name: "channel", Usage: "only channels matching this regular expression"},
@@ -38,7 +40,7 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "graph endpoints only: the channels to fetch (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and rendering"},
-		},
+		}, s3ClientFlags()...),
 		Action: runMirrorTree,
 	}
 }
@@ -70,7 +72,7 @@ func runMirrorTree(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	res, err := bundle.Mirror(c.Context, opts)
+	res, err := bundle.Mirror(s3Context(c), opts)
 	if err != nil {
 		return err
 	}

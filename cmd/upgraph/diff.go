@@ -24,20 +24,21 @@ func diffCommand() *cli.Command {
 		Description: `OLD and NEW are each a tree directory written by upgraph generate, or an
 http(s):// URL: of a static host serving a tree (it has /index.json), or of a
 graph endpoint such as upgraph serve or upstream's (URL/graph?channel=&arch=,
-unless URL already ends in /graph). An endpoint cannot list its channels: they
+unless URL already ends in /graph), or s3://BUCKET/PREFIX a tree was published
+to (--endpoint, --path-style, --region as publish's). An endpoint cannot list its channels: they
 come from the other side's index.json, or from --channels.
 
 Reports channels and arches added or removed, and for each channel × arch
 graph: nodes added, removed or changed (payload, metadata key by key), edges
 added or removed, conditional edges by their risks, and risks by name.
 Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: string(diff.Text), Usage: "text, markdown (a pull-request comment: a summary table and a collapsed section per graph) or json"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "only these channels (comma-separated or repeated); needed when neither side has an index.json"},
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "max-bytes", Value: 60000, Usage: "markdown: leave out the details of graphs past this size, so that the output fits a GitHub comment (65536 characters); 0: no limit"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (default 4)"},
-		},
+		}, s3ClientFlags()...),
 		// 1 means "differences", so a bad flag must not exit with it.
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, diffTrouble) },
 		Action: func(c *cli.Context) error {
@@ -64,7 +65,7 @@ func runDiff(c *cli.Context) (bool, error) {
 	}
 	var sides [2]*diff.Source
 	for i, spec := range c.Args().Slice() {
-		if sides[i], err = diff.Open(c.Context, spec, diff.OpenOptions{}); err != nil {
+		if sides[i], err = diff.Open(s3Context(c), spec, diff.OpenOptions{}); err != nil {
 			return false, err
 		}
 	}

@@ -100,7 +100,7 @@ func TestDiffCommand(t *testing.T) {
 		{"bad flag", []string{"--no-such-flag", demo, demo}, 2, nil, "flag provided but not defined"},
 		{"missing tree", []string{demo, demo + "-missing"}, 2, nil, "no such file"},
 		{"unknown channel", []string{"--channels", "eus-4.16", demo, noStable}, 2, nil, `channel "eus-4.16" is in neither`},
-		{"s3", []string{demo, "s3://bucket/tree"}, 2, nil, "s3:// is not supported yet"},
+		{"s3 without a bucket", []string{demo, "s3:///tree"}, 2, nil, "want s3://BUCKET"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, code, err := runDiffApp(tc.args...)

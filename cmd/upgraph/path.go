@@ -25,7 +25,8 @@ func pathCommand() *cli.Command {
 		Description: `Prints the best update path from --from to --to in the --channel × --arch graph
 that --source serves: a tree directory written by upgraph generate, or an
 http(s):// URL of a static host serving one (it has /index.json) or of a graph
-endpoint (upgraph serve, upstream; URL/graph unless URL ends in /graph).
+endpoint (upgraph serve, upstream; URL/graph unless URL ends in /graph), or
+s3://BUCKET/PREFIX a tree was published to (--endpoint, --path-style, --region).
 
 The best path has the fewest hops; among those, the fewest conditional hops;
 among those, the newest intermediate releases, compared from the first hop on
@@ -45,16 +46,16 @@ empty graph for one it does not know).
 Exits 0 with a path (an empty one when --from is --to), 1 when there is none,
 2 on trouble: a version that is not in the graph, an unknown channel or arch,
 an unreadable source.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs (required)"},
 			&cli.StringFlag{Name: "to", Usage: "the release to reach (required)"},
 			&cli.StringFlag{Name: "channel", Usage: "the channel, e.g. stable-4.16 (required)"},
 			&cli.StringFlag{Name: "arch", Value: policy.DefaultArch, Usage: "the architecture"},
-			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree directory, or the http(s) URL of a static host serving one or of a graph endpoint"},
+			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree directory, s3://BUCKET/PREFIX, or the http(s) URL of a static host serving one or of a graph endpoint"},
 			&cli.BoolFlag{Name: "via-eus", Usage: "also search the EUS channels between the two releases' minor versions"},
 			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-		},
+		}, s3ClientFlags()...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, pathTrouble) },
 		Action: func(c *cli.Context) error {
 			found, err := runPath(c)
@@ -91,7 +92,7 @@ func runPath(c *cli.Context) (bool, error) {
 	if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
 		return false, fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 	}
-	src, err := path.Open(c.Context, c.String("source"), nil)
+	src, err := path.Open(s3Context(c), c.String("source"), nil)
 	if err != nil {
 		return false, err
 	}

@@ -27,17 +27,27 @@ does not load is skipped and the previous one keeps being served.
 
 A bundle (upgraph mirror --bundle) is served with --bundle FILE, or --dir
 FILE: it is verified, extracted into a private temporary directory, which
-is removed at exit, and served as it is (restart to serve a new one).`,
-		Flags: []cli.Flag{
+is removed at exit, and served as it is (restart to serve a new one).
+
+A tree published with upgraph publish is served with --s3 s3://BUCKET/PREFIX
+(--endpoint, --path-style, --region as publish's): every --poll, the ETag of
+PREFIX/index.json is checked; a new generation is downloaded into a private
+cache directory (removed at exit) -- unchanged files are reused from the
+previous copy, the others checked against their sha256 -- and swapped in
+once it loads. Requests are answered from that local copy through the usual
+in-memory cache (--cache-mb), never from S3; on any error the previous
+generation keeps being served.`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "tree written by upgraph generate (or a bundle)"},
 			&cli.StringFlag{Name: "bundle", Usage: "bundle written by upgraph mirror --bundle"},
+			&cli.StringFlag{Name: "s3", Usage: "s3://BUCKET/PREFIX a tree was published to (upgraph publish): followed every --poll"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "address to listen on"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes (default "" and /api/upgrades_info)`},
 			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation"},
 			&cli.Int64Flag{Name: "cache-mb", Value: 512, Usage: "file content kept in memory, MiB"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
 			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
-		},
+		}, s3ClientFlags()...),
 		Action: runServe,
 	}
 }
@@ -52,15 +62,22 @@ func runServe(c *cli.Context) error {
 		prefixes = append(prefixes, "/"+strings.Trim(p, "/"))
 	}
 	h := site.NewHandler(site.Options{Prefixes: prefixes, CacheBytes: c.Int64("cache-mb") << 20, Logger: log})
-	dir, bundleFile := c.String("dir"), c.String("bundle")
-	if (dir == "") == (bundleFile == "") {
-		return errors.New("serve: want --dir or --bundle")
+	dir, bundleFile, s3URL := c.String("dir"), c.String("bundle"), c.String("s3")
+	if n := btoi(dir != "") + btoi(bundleFile != "") + btoi(s3URL != ""); n != 1 {
+		return errors.New("serve: want one of --dir, --bundle and --s3")
 	}
 	if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
 		bundleFile = dir
 	}
 	served := dir
-	if bundleFile != "" {
+	if s3URL != "" {
+		stop, err := serveS3(c, h, s3URL, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		served = s3URL
+	} else if bundleFile != "" {
 		stop, err := serveBundle(c, h, bundleFile, log)
 		if err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/site/publish"
 )
 
 // input is what Mirror reads: the selected graph, and the tree it came
@@ -25,15 +26,26 @@ type input struct {
 	close       func()
 }
 
-// openSource reads opts.From: a tree directory, a bundle, an http(s)
-// host publishing a tree (its index.json), or, when the host has no
+// openSource reads opts.From: a tree directory, a bundle, an
+// s3://BUCKET/PREFIX a tree was published to (publish.OpenURL, with the
+// client options of publish.WithClientOptions in ctx), an http(s) host
+// publishing a tree (its index.json), or, when the host has no
 // index.json, a Cincinnati graph endpoint.
 func openSource(ctx context.Context, opts Options) (*input, error) {
 	from := opts.From
 	topts := mirror.TreeOptions{Channels: opts.Channels, Arches: opts.Arches, Workers: opts.Workers, Logger: opts.Logger}
 	switch {
 	case strings.HasPrefix(from, "s3://"):
-		return nil, fmt.Errorf("%s: s3:// sources are not supported yet; sync the bucket to a directory (aws s3 sync) or read it through its https:// endpoint", from)
+		// The client comes from publish.WithClientOptions in ctx.
+		fsys, err := publish.OpenURL(ctx, from)
+		if err != nil {
+			return nil, err
+		}
+		src, err := fromTree(ctx, fsys, topts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", from, err)
+		}
+		return src, nil
 	case strings.HasPrefix(from, "http://") || strings.HasPrefix(from, "https://"):
 		return openHTTP(ctx, opts, topts)
 	}

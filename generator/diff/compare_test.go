@@ -162,7 +162,7 @@ func TestDiffOpenErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, err string }{
 		{dir + "/missing", "no such file"},
 		{dir, "index.json"},
-		{"s3://bucket/prefix", "s3:// is not supported yet"},
+		{"s3:///prefix", "want s3://BUCKET"},
 		{"ftp://host/tree", "want a directory or an http:// or https:// URL"},
 	} {
 		if _, err := Open(t.Context(), tc.spec, OpenOptions{}); err == nil || !strings.Contains(err.Error(), tc.err) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/site/publish"
 )
 
 // maxBody bounds one endpoint answer: the largest public channel graphs
@@ -52,8 +53,10 @@ type OpenOptions struct {
 // Open opens what `upgraph diff` is given: a tree directory, or an
 // http(s) URL of a static host serving a tree (it has /index.json) or of
 // a policy-engine (it does not: `upgraph serve`, upstream), whose graph
-// endpoint is URL/graph unless URL already ends in /graph. ctx bounds
-// every request made through the source.
+// endpoint is URL/graph unless URL already ends in /graph, or an
+// s3://BUCKET/PREFIX a tree was published to (publish.OpenURL: the client
+// options come from publish.WithClientOptions in ctx). ctx bounds every
+// request made through the source.
 func Open(ctx context.Context, spec string, opts OpenOptions) (*Source, error) {
 	scheme, _, hasScheme := strings.Cut(spec, "://")
 	switch {
@@ -67,8 +70,12 @@ func Open(ctx context.Context, spec string, opts OpenOptions) (*Source, error) {
 		}
 		return OpenTree(spec, os.DirFS(spec))
 	case scheme == "s3":
-		// site/publish writes to S3 but exposes no reader yet.
-		return nil, fmt.Errorf("%s: s3:// is not supported yet: diff the bucket's http(s) URL, or a local copy (aws s3 sync)", spec)
+		// The client comes from publish.WithClientOptions in ctx.
+		fsys, err := publish.OpenURL(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return OpenTree(spec, fsys)
 	case scheme != "http" && scheme != "https":
 		return nil, fmt.Errorf("%s: want a directory or an http:// or https:// URL", spec)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/site/publish"
 )
 
 // maxBody bounds one endpoint answer: the largest public channel graphs
@@ -45,7 +46,9 @@ func (s *Source) String() string { return s.name }
 
 // Open opens a tree directory, or an http(s) URL: of a static host serving
 // a tree (it has /index.json), or of a policy-engine, whose graph
-// endpoint is URL/graph unless URL already ends in /graph. client may be
+// endpoint is URL/graph unless URL already ends in /graph; or an
+// s3://BUCKET/PREFIX a tree was published to (publish.OpenURL: the client
+// options come from publish.WithClientOptions in ctx). client may be
 // nil. ctx bounds every request made through the source.
 func Open(ctx context.Context, spec string, client *http.Client) (*Source, error) {
 	scheme, _, hasScheme := strings.Cut(spec, "://")
@@ -59,6 +62,13 @@ func Open(ctx context.Context, spec string, client *http.Client) (*Source, error
 			return nil, fmt.Errorf("%s: not a directory (want a tree written by upgraph generate)", spec)
 		}
 		return OpenTree(spec, os.DirFS(spec))
+	case scheme == "s3":
+		// The client comes from publish.WithClientOptions in ctx.
+		fsys, err := publish.OpenURL(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return OpenTree(spec, fsys)
 	case scheme != "http" && scheme != "https":
 		return nil, fmt.Errorf("%s: want a directory or an http:// or https:// URL", spec)
 	}
