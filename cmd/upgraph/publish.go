@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/internal/progress"
 	"github.com/upgraph/upgraph/site/publish"
 )
 
@@ -73,7 +74,7 @@ func runPublish(c *cli.Context) error {
 		Delete: c.Bool("delete"), MaxDeletes: c.Int("max-deletes"),
 		ShrinkThreshold: c.Float64("shrink-threshold"), Force: c.Bool("force"),
 		Verify: c.Bool("verify"), DryRun: c.Bool("dry-run"), Workers: c.Int("workers"),
-		Logger: log, Progress: publish.ProgressReporter(os.Stderr, log),
+		Logger: log, Progress: progress.Reporter(os.Stderr, log, "publish", "objects"),
 	})
 	// The library states the facts; the remedies are flags.
 	switch {

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,6 +12,7 @@ import (
 	"github.com/upgraph/upgraph/generator/registry"
 	"github.com/upgraph/upgraph/generator/scrape"
 	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/internal/progress"
 )
 
 // scrapeFlags configure registry: and oci: release sources.
@@ -53,46 +52,6 @@ func sourceOptions(c *cli.Context, log *slog.Logger) (source.Options, error) {
 	} else if c.IsSet("cache") {
 		return opts, fmt.Errorf("--cache and --no-cache contradict each other")
 	}
-	opts.Scrape.Progress = progressReporter(os.Stderr, log)
+	opts.Scrape.Progress = progress.Reporter(os.Stderr, log, "scrape", "tags")
 	return opts, nil
-}
-
-// progressReporter draws a bar when stderr is a terminal and logs a line
-// every few seconds otherwise (CI logs must not fill with carriage returns).
-func progressReporter(w *os.File, log *slog.Logger) func(done, total int) {
-	var mu sync.Mutex
-	var last time.Time
-	if st, err := w.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-		return func(done, total int) {
-			mu.Lock()
-			defer mu.Unlock()
-			if done < total && time.Since(last) < 100*time.Millisecond {
-				return
-			}
-			last = time.Now()
-			drawBar(w, done, total)
-		}
-	}
-	return func(done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if done < total && time.Since(last) < 5*time.Second {
-			return
-		}
-		last = time.Now()
-		log.Info("scrape progress", "tags", done, "of", total)
-	}
-}
-
-func drawBar(w io.Writer, done, total int) {
-	const width = 30
-	filled := 0
-	if total > 0 {
-		filled = done * width / total
-	}
-	end := ""
-	if done == total {
-		end = "\n"
-	}
-	fmt.Fprintf(w, "\r[%s%s] %d/%d tags%s", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), done, total, end)
 }
