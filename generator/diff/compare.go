@@ -72,8 +72,8 @@ func Compare(ctx context.Context, old, new *Source, opts Options) (*Result, erro
 	// A tree lists its channels and arches, even those whose graphs are
 	// all empty; an endpoint has those it serves a graph for.
 	for side, s := range sides {
-		if s.isTree() {
-			has[side] = names{listed(s.manifest.Channels, channels), listed(s.manifest.Arches, arches)}
+		if s.IsTree() {
+			has[side] = names{listed(s.Manifest().Channels, channels), listed(s.Manifest().Arches, arches)}
 		}
 	}
 	r.Channels = nameChanges(channels, has[0].channels, has[1].channels)
@@ -88,10 +88,10 @@ func newNames() names { return names{map[string]bool{}, map[string]bool{}} }
 // present says whether a side has a channel × arch graph (see Compare).
 func present(sides [2]*Source, docs [2]map[pair]*document, side int, p pair) bool {
 	d, other := docs[side][p], docs[1-side][p]
-	if sides[side].isTree() {
+	if sides[side].IsTree() {
 		return d != nil
 	}
-	return !d.empty() || (sides[1-side].isTree() && other != nil && other.empty())
+	return !d.empty() || (sides[1-side].IsTree() && other != nil && other.empty())
 }
 
 // selection returns the sorted channels and arches to compare.
@@ -99,7 +99,7 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 	old, new := sides[0], sides[1]
 	var trees []*Source
 	for _, s := range sides {
-		if s.isTree() {
+		if s.IsTree() {
 			trees = append(trees, s)
 		}
 	}
@@ -109,7 +109,7 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 		return nil, nil, fmt.Errorf("neither %s nor %s has an index.json: %w", old, new, ErrNoChannels)
 	case channels == nil:
 		for _, t := range trees {
-			channels = append(channels, t.manifest.Channels...)
+			channels = append(channels, t.Manifest().Channels...)
 		}
 	}
 	switch {
@@ -117,7 +117,7 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 		arches = slices.Clone(mirror.DefaultArches)
 	case arches == nil:
 		for _, t := range trees {
-			arches = append(arches, t.manifest.Arches...)
+			arches = append(arches, t.Manifest().Arches...)
 		}
 	}
 	slices.Sort(channels)
@@ -127,12 +127,12 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 	// differences" for it would hide that.
 	if len(trees) == 2 {
 		for _, c := range channels {
-			if !slices.Contains(old.manifest.Channels, c) && !slices.Contains(new.manifest.Channels, c) {
+			if !slices.Contains(old.Manifest().Channels, c) && !slices.Contains(new.Manifest().Channels, c) {
 				return nil, nil, fmt.Errorf("channel %q is in neither %s nor %s", c, old, new)
 			}
 		}
 		for _, a := range arches {
-			if !slices.Contains(old.manifest.Arches, a) && !slices.Contains(new.manifest.Arches, a) {
+			if !slices.Contains(old.Manifest().Arches, a) && !slices.Contains(new.Manifest().Arches, a) {
 				return nil, nil, fmt.Errorf("arch %q is in neither %s nor %s", a, old, new)
 			}
 		}
@@ -152,8 +152,8 @@ func readAll(ctx context.Context, sides [2]*Source, channels, arches []string, w
 	for side, s := range sides {
 		for _, c := range channels {
 			for _, a := range arches {
-				if p := (pair{c, a}); !s.isTree() || s.graphs[p] != "" {
-					jobs = append(jobs, job{side, p})
+				if s.HasGraph(c, a) {
+					jobs = append(jobs, job{side, pair{c, a}})
 				}
 			}
 		}

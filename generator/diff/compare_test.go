@@ -70,8 +70,8 @@ func TestDiffHTTP(t *testing.T) {
 	} {
 		t.Run(tc.url, func(t *testing.T) {
 			s := open(t, tc.url)
-			if s.isTree() != tc.tree {
-				t.Errorf("read as a tree: %v, want %v", s.isTree(), tc.tree)
+			if s.IsTree() != tc.tree {
+				t.Errorf("read as a tree: %v, want %v", s.IsTree(), tc.tree)
 			}
 			for _, sides := range [][2]*Source{{open(t, dir), s}, {s, open(t, dir)}} {
 				r := compare(t, sides[0], sides[1], Options{})

@@ -2,206 +2,56 @@ package path
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"net"
 	"net/http"
-	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/graphsource"
 	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/site/publish"
 )
 
-// maxBody bounds one endpoint answer: the largest public channel graphs
-// are a few MiB.
-const maxBody = 256 << 20
+// Source is where channel graphs are read from: a tree (directory,
+// static http(s) host or s3:// bucket) or a policy-engine endpoint, as
+// generator/graphsource opens them.
+type Source struct{ *graphsource.Source }
 
-// Source is where channel graphs are read from: a generated tree (a
-// directory or a static http(s) host serving one, read through its
-// index.json, every file checked against its digest there) or a
-// policy-engine endpoint, which cannot list its channels. It accepts what
-// `upgraph diff` accepts for a side (generator/diff.Open).
-type Source struct {
-	name string
-	// A tree has these.
-	fsys     fs.FS
-	manifest *manifest.Manifest
-	graphs   map[[2]string]string // channel, arch → file
-	// An endpoint has these.
-	endpoint *url.URL
-	client   *http.Client
-	hint     string // added to an endpoint's errors
-}
-
-func (s *Source) String() string { return s.name }
-
-// Open opens a tree directory, or an http(s) URL: of a static host serving
-// a tree (it has /index.json), or of a policy-engine, whose graph
-// endpoint is URL/graph unless URL already ends in /graph; or an
-// s3://BUCKET/PREFIX a tree was published to (publish.OpenURL: the client
-// options come from publish.WithClientOptions in ctx). client may be
-// nil. ctx bounds every request made through the source.
+// Open opens what graphsource.Open accepts; client may be nil.
 func Open(ctx context.Context, spec string, client *http.Client) (*Source, error) {
-	scheme, _, hasScheme := strings.Cut(spec, "://")
-	switch {
-	case !hasScheme:
-		st, err := os.Stat(spec)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("%s: not a directory (want a tree written by upgraph generate)", spec)
-		}
-		return OpenTree(spec, os.DirFS(spec))
-	case scheme == "s3":
-		// The client comes from publish.WithClientOptions in ctx.
-		fsys, err := publish.OpenURL(ctx, spec)
-		if err != nil {
-			return nil, err
-		}
-		return OpenTree(spec, fsys)
-	case scheme != "http" && scheme != "https":
-		return nil, fmt.Errorf("%s: want a directory or an http:// or https:// URL", spec)
-	}
-	if client == nil {
-		client = defaultClient()
-	}
-	u, err := url.Parse(spec)
+	s, err := graphsource.Open(ctx, spec, client)
 	if err != nil {
 		return nil, err
 	}
-	if strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/graph") {
-		return OpenEndpoint(spec, spec, client)
-	}
-	fsys, err := mirror.NewHTTPTree(ctx, spec, mirror.HTTPTreeOptions{Client: client})
-	if err != nil {
-		return nil, err
-	}
-	s, err := OpenTree(spec, fsys)
-	if errors.Is(err, fs.ErrNotExist) {
-		if s, err = OpenEndpoint(spec, u.JoinPath("graph").String(), client); err == nil {
-			s.hint = " (" + spec + " has no " + manifest.FileName + ", so it was read as a graph endpoint)"
-		}
-	}
-	return s, err
-}
-
-// OpenTree opens a tree on any file system; name stands for it in errors.
-func OpenTree(name string, fsys fs.FS) (*Source, error) {
-	index, err := fs.ReadFile(fsys, manifest.FileName)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	m, err := manifest.Parse(index)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", name, manifest.FileName, err)
-	}
-	s := &Source{name: name, fsys: fsys, manifest: m, graphs: make(map[[2]string]string, len(m.Graphs))}
-	for _, g := range m.Graphs {
-		s.graphs[[2]string{g.Channel, g.Arch}] = g.Path
-	}
-	return s, nil
-}
-
-// OpenEndpoint opens a policy-engine graph endpoint; channel and arch are
-// added to its query.
-func OpenEndpoint(name, graphURL string, client *http.Client) (*Source, error) {
-	u, err := url.Parse(graphURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("graph endpoint %q: want http:// or https:// and a host", graphURL)
-	}
-	if client == nil {
-		client = defaultClient()
-	}
-	return &Source{name: name, endpoint: u, client: client}, nil
+	return &Source{s}, nil
 }
 
 // Channels returns a tree's channels, in its index.json's order, and
 // false for an endpoint, which cannot list them.
 func (s *Source) Channels() ([]string, bool) {
-	if s.manifest == nil {
+	if !s.IsTree() {
 		return nil, false
 	}
-	return s.manifest.Channels, true
+	return s.Manifest().Channels, true
 }
 
 // Read returns the channel × arch graph. A tree without that channel or
 // arch is an error naming those it has (an endpoint answers an empty
 // graph for a channel it does not know, as policy-engines do).
 func (s *Source) Read(ctx context.Context, channel, arch string) (*Graph, error) {
-	if s.manifest != nil {
-		file, ok := s.graphs[[2]string{channel, arch}]
+	if m := s.Manifest(); m != nil && !s.HasGraph(channel, arch) {
 		switch {
-		case ok:
-		case !slices.Contains(s.manifest.Channels, channel):
-			return nil, fmt.Errorf("%s has no channel %q (it has %s)", s.name, channel, strings.Join(s.manifest.Channels, ", "))
-		case !slices.Contains(s.manifest.Arches, arch):
-			return nil, fmt.Errorf("%s has no arch %q (it has %s)", s.name, arch, strings.Join(s.manifest.Arches, ", "))
-		default:
-			return nil, fmt.Errorf("%s lists no graph for channel %s, arch %s", s.name, channel, arch)
+		case !slices.Contains(m.Channels, channel):
+			return nil, fmt.Errorf("%s has no channel %q (it has %s)", s, channel, strings.Join(m.Channels, ", "))
+		case !slices.Contains(m.Arches, arch):
+			return nil, fmt.Errorf("%s has no arch %q (it has %s)", s, arch, strings.Join(m.Arches, ", "))
 		}
-		data, err := mirror.ReadChecked(s.fsys, s.manifest, file)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		return Decode(s.name+": "+file, data)
 	}
-	u := *s.endpoint
-	q := u.Query()
-	q.Set("channel", channel)
-	q.Set("arch", arch)
-	u.RawQuery = q.Encode()
-	data, err := s.get(ctx, u.String())
+	label, data, err := s.Fetch(ctx, channel, arch)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(u.String(), data)
-}
-
-func (s *Source) get(ctx context.Context, u string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", u, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %q%s", u, resp.Status, body[:min(len(body), 200)], s.hint)
-	}
-	if len(body) > maxBody {
-		return nil, fmt.Errorf("GET %s: answer larger than %d MiB", u, maxBody>>20)
-	}
-	return body, nil
-}
-
-func defaultClient() *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: time.Minute,
-			ForceAttemptHTTP2:     true,
-		},
-		Timeout: 5 * time.Minute,
-	}
+	return Decode(label, data)
 }
 
 // EUSChannels returns the EUS channels `--via-eus` adds for a path from
