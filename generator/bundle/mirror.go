@@ -129,7 +129,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	tree := filepath.Join(tmp, "tree")
-	if err := render(scratchStore{dir: tree}); err != nil {
+	if err := render(writer.ScratchStore{Dir: tree}); err != nil {
 		return nil, err
 	}
 	start = time.Now()

@@ -66,12 +66,12 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirStaging{final: dir, tmp: tmp, unlock: unlock}, nil
+	return &dirStaging{treeFiles: treeFiles{root: tmp}, final: dir, tmp: tmp, unlock: unlock}, nil
 }
 
 type dirStaging struct {
+	treeFiles
 	final, tmp string
-	dirs       sync.Map // created subdirectories
 	unlock     func()
 }
 
@@ -81,7 +81,13 @@ type Linker interface {
 	Link(ctx context.Context, existing, name string) error
 }
 
-func (d *dirStaging) Put(ctx context.Context, name string, data []byte) error {
+// treeFiles writes a tree's files under root, for both stores.
+type treeFiles struct {
+	root string
+	dirs sync.Map // created subdirectories
+}
+
+func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 	p, err := d.path(ctx, name)
 	if err != nil {
 		return err
@@ -95,7 +101,7 @@ func (d *dirStaging) Put(ctx context.Context, name string, data []byte) error {
 // Link hard-links name to existing: identical graphs (the same release
 // with the same targets in several channels) take their space and write
 // time once.
-func (d *dirStaging) Link(ctx context.Context, existing, name string) error {
+func (d *treeFiles) Link(ctx context.Context, existing, name string) error {
 	src, err := d.path(ctx, existing)
 	if err != nil {
 		return err
@@ -115,15 +121,15 @@ func (d *dirStaging) Link(ctx context.Context, existing, name string) error {
 	return nil
 }
 
-// path validates name and creates its directory in the staging tree.
-func (d *dirStaging) path(ctx context.Context, name string) (string, error) {
+// path validates name and creates its directory in the tree.
+func (d *treeFiles) path(ctx context.Context, name string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	if !fs.ValidPath(name) || strings.Contains(name, `\`) {
 		return "", fmt.Errorf("output: invalid file name %q", name)
 	}
-	p := filepath.Join(d.tmp, filepath.FromSlash(name))
+	p := filepath.Join(d.root, filepath.FromSlash(name))
 	dir := filepath.Dir(p)
 	if _, ok := d.dirs.Load(dir); !ok {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -133,6 +139,25 @@ func (d *dirStaging) path(ctx context.Context, name string) (string, error) {
 	}
 	return p, nil
 }
+
+// ScratchStore writes a tree straight into Dir, which must not exist yet,
+// for a tree that only lives until something else (a bundle) is made of
+// it. Unlike DirStore it neither flushes the tree to disk (syncfs took
+// most of a real-scale mirror's time on a busy disk) nor swaps it in, and
+// Abort leaves the directory to the caller.
+type ScratchStore struct{ Dir string }
+
+func (s ScratchStore) Begin(ctx context.Context) (Staging, error) {
+	if err := os.Mkdir(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	return &scratch{treeFiles{root: s.Dir}}, nil
+}
+
+type scratch struct{ treeFiles }
+
+func (s *scratch) Commit(ctx context.Context) error { return ctx.Err() }
+func (s *scratch) Abort() error                     { return nil }
 
 func (d *dirStaging) Commit(ctx context.Context) error {
 	defer d.unlock()
