@@ -15,14 +15,20 @@ import (
 	"time"
 )
 
-// registryBinary is where Debian's docker-registry package installs CNCF
-// distribution 2.8; .ci/deps installs it.
-const registryBinary = "/usr/bin/docker-registry"
+// RegistryModule is the CNCF distribution release the tests run; .ci/deps
+// installs it with `go install` into $(go env GOPATH)/bin/registry. v3,
+// not Debian's 2.8: 2.8 compiles its whole URL router on every request
+// (distribution/distribution#3683), which made the test registry, not the
+// client, the cost a warm scrape measured.
+const RegistryModule = "github.com/distribution/distribution/v3/cmd/registry@v3.1.2"
+
+// registryEnvVar names a registry binary to use instead of the installed one.
+const registryEnvVar = "UPGRAPH_TEST_REGISTRY"
 
 // readyTimeout bounds how long Start waits for the registry to answer /v2/.
 const readyTimeout = 10 * time.Second
 
-// Registry is a running docker-registry process owned by one test.
+// Registry is a running distribution registry process owned by one test.
 type Registry struct {
 	// Host is "127.0.0.1:PORT", ready to prefix repository references.
 	Host string
@@ -64,19 +70,41 @@ func Start(t testing.TB) *Registry {
 
 var errAddrInUse = errors.New("address already in use")
 
-// findBinary locates docker-registry; the registry tests are not optional, so
-// a missing binary fails rather than skips.
+// findBinary locates the distribution v3 registry; the registry tests are
+// not optional, so a missing binary fails rather than skips.
 func findBinary(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(registryBinary); err == nil {
-		return registryBinary
+	binOnce.Do(func() { binPath, binErr = lookupBinary() })
+	if binErr != nil {
+		t.Fatalf("registrytest: %v; run `bash .ci/deps` (it runs go install %s)", binErr, RegistryModule)
 	}
-	// Fall back to PATH so a non-Debian install still works.
-	p, err := exec.LookPath("docker-registry")
+	return binPath
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func lookupBinary() (string, error) {
+	if p := os.Getenv(registryEnvVar); p != "" {
+		return p, nil
+	}
+	gopath, err := exec.Command("go", "env", "GOPATH").Output()
 	if err != nil {
-		t.Fatalf("registrytest: docker-registry (CNCF distribution 2.8) not found at %s or in PATH; run `bash .ci/deps` to install it", registryBinary)
+		return "", fmt.Errorf("go env GOPATH: %w", err)
 	}
-	return p
+	p := filepath.Join(filepath.SplitList(strings.TrimSpace(string(gopath)))[0], "bin", "registry")
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", p, err)
+	}
+	// Another program may be called "registry": insist on distribution v3.
+	if !strings.Contains(string(out), "distribution/distribution/v3") {
+		return "", fmt.Errorf("%s is not CNCF distribution v3 (it says %q)", p, strings.TrimSpace(string(out)))
+	}
+	return p, nil
 }
 
 // launch starts one registry process on host and waits until it serves /v2/.
@@ -119,12 +147,12 @@ func launch(t testing.TB, bin, dir, root, host string, attempt int) (*Registry, 
 		if strings.Contains(out, "address already in use") {
 			return nil, fmt.Errorf("%w: %s", errAddrInUse, host)
 		}
-		return nil, fmt.Errorf("docker-registry on %s not ready: %v\nregistry output:\n%s", host, err, out)
+		return nil, fmt.Errorf("registry on %s not ready: %v\nregistry output:\n%s", host, err, out)
 	}
 	t.Cleanup(func() {
 		stop()
 		if out := stderr.String(); t.Failed() && out != "" {
-			t.Logf("docker-registry %s output:\n%s", host, out)
+			t.Logf("registry %s output:\n%s", host, out)
 		}
 	})
 	return reg, nil
@@ -140,6 +168,11 @@ log:
   accesslog:
     disabled: true
 storage:
+  # Production registries cache blob descriptors; without it every manifest
+  # HEAD stats several files, which would make this registry, not the
+  # client, the cost a warm scrape measures.
+  cache:
+    blobdescriptor: inmemory
   filesystem:
     rootdirectory: %q
   delete:
@@ -159,14 +192,16 @@ http:
 
 // registryEnv drops REGISTRY_* variables, which distribution treats as config
 // overrides, so a developer's environment cannot reconfigure test registries.
+// OpenTelemetry is switched off: v3 would otherwise try to export traces
+// to a collector on localhost.
 func registryEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "REGISTRY_") {
+		if !strings.HasPrefix(kv, "REGISTRY_") && !strings.HasPrefix(kv, "OTEL_") {
 			env = append(env, kv)
 		}
 	}
-	return env
+	return append(env, "OTEL_SDK_DISABLED=true", "OTEL_TRACES_EXPORTER=none", "OTEL_METRICS_EXPORTER=none", "OTEL_LOGS_EXPORTER=none")
 }
 
 // tokenHeader carries a per-process token on every registry response, so

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -409,5 +410,16 @@ func TestLaunchRejectsTakenPort(t *testing.T) {
 	_, err := launch(t, findBinary(t), dir, filepath.Join(dir, "storage"), host, 0)
 	if !errors.Is(err, errAddrInUse) {
 		t.Fatalf("launch on a taken port: %v, want errAddrInUse", err)
+	}
+}
+
+// The registry .ci/deps installs is the one the tests insist on.
+func TestDepsInstallRegistryModule(t *testing.T) {
+	deps, err := os.ReadFile("../../.ci/deps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(deps), "go install "+RegistryModule) {
+		t.Errorf(".ci/deps does not run go install %s", RegistryModule)
 	}
 }
