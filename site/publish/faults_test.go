@@ -23,13 +23,19 @@ func TestTransientFaults(t *testing.T) {
 		name  string
 		fault s3test.Fault
 		edit  func(o *publish.Options)
+		// interrupted starts from a publish of gen1 that flagged
+		// index.json and wrote its journal, then failed.
+		interrupted bool
 	}{
 		{name: "500 on uploads", fault: s3test.Fault{Kind: s3test.InternalError, Method: "PUT", Times: 4}},
 		{name: "SlowDown on uploads", fault: s3test.Fault{Kind: s3test.SlowDown, Method: "PUT", Times: 6}},
 		{name: "reset mid-upload", fault: s3test.Fault{Kind: s3test.Reset, Method: "PUT", Times: 4}},
-		{name: "reset uploading index.json", fault: s3test.Fault{Kind: s3test.Reset, Method: "PUT", Key: `/index\.json$`, Times: 3}},
+		// The first PUT of index.json is the flag (a copy onto itself).
+		{name: "500 flagging index.json", fault: s3test.Fault{Kind: s3test.InternalError, Method: "PUT", Key: `/index\.json$`, Times: 3}},
+		{name: "reset uploading index.json", fault: s3test.Fault{Kind: s3test.Reset, Method: "PUT", Key: `/index\.json$`, After: 1, Times: 3}},
 		{name: "reset reading index.json", fault: s3test.Fault{Kind: s3test.Reset, Method: "GET", Key: `/index\.json$`, Times: 3}},
-		{name: "SlowDown reading the journal", fault: s3test.Fault{Kind: s3test.SlowDown, Method: "GET", Key: `/\.upgraph-publish\.json$`, Times: 3}},
+		{name: "SlowDown reading the journal", fault: s3test.Fault{Kind: s3test.SlowDown, Method: "GET", Key: `/\.upgraph-publish\.json$`, Times: 3},
+			interrupted: true},
 		{name: "500 on HEADs", fault: s3test.Fault{Kind: s3test.InternalError, Method: "HEAD", Times: 5},
 			edit: func(o *publish.Options) { o.Verify = true }},
 		{name: "SlowDown listing", fault: s3test.Fault{Kind: s3test.SlowDown, Method: "GET", Key: `^$`, Times: 3},
@@ -42,6 +48,9 @@ func TestTransientFaults(t *testing.T) {
 			e := e.fork(t)
 			bucket := e.srv.NewBucket(t)
 			e.publish(t, e.opts(gen0, bucket))
+			if tt.interrupted {
+				e.interrupt(t, e.opts(gen1, bucket), s3test.Fault{Kind: s3test.InternalError, Method: "PUT", Key: `/graph/`})
+			}
 			fired := e.proxy.Fired()
 			e.proxy.Inject(tt.fault)
 			defer e.proxy.ClearFaults()
@@ -72,13 +81,17 @@ func TestPersistentFaults(t *testing.T) {
 		fault    s3test.Fault
 		wantKey  string // named by the error
 		journal  bool   // the journal was written before the failures
+		flagged  bool   // index.json was flagged before the failures
 		editOpts func(o *publish.Options)
 	}{
-		{name: "500 on every upload", fault: s3test.Fault{Kind: s3test.InternalError, Method: "PUT"}, wantKey: publish.JournalPath},
-		{name: "SlowDown on every upload", fault: s3test.Fault{Kind: s3test.SlowDown, Method: "PUT"}, wantKey: publish.JournalPath},
-		{name: "reset on every upload", fault: s3test.Fault{Kind: s3test.Reset, Method: "PUT"}, wantKey: publish.JournalPath},
+		// The first write is the flag on index.json, a copy (a PUT).
+		{name: "500 on every upload", fault: s3test.Fault{Kind: s3test.InternalError, Method: "PUT"}, wantKey: manifest.FileName},
+		{name: "SlowDown on every upload", fault: s3test.Fault{Kind: s3test.SlowDown, Method: "PUT"}, wantKey: manifest.FileName},
+		{name: "reset on every upload", fault: s3test.Fault{Kind: s3test.Reset, Method: "PUT"}, wantKey: manifest.FileName},
+		{name: "500 writing the journal", fault: s3test.Fault{Kind: s3test.InternalError, Method: "PUT", Key: `/\.upgraph-publish\.json$`},
+			wantKey: publish.JournalPath, flagged: true},
 		{name: "500 on every graph upload", fault: s3test.Fault{Kind: s3test.InternalError, Method: "PUT", Key: `/graph/`},
-			wantKey: "graph/", journal: true},
+			wantKey: "graph/", journal: true, flagged: true},
 		{name: "reset reading index.json", fault: s3test.Fault{Kind: s3test.Reset, Method: "GET", Key: `/index\.json$`},
 			wantKey: manifest.FileName},
 	}
@@ -105,6 +118,9 @@ func TestPersistentFaults(t *testing.T) {
 			if got := e.srv.Get(t, bucket, key(manifest.FileName)).Body; string(got) != string(index) {
 				t.Error("index.json changed")
 			}
+			if got := e.flagged(t, bucket); got != tt.flagged {
+				t.Errorf("index.json flagged: %v, want %v", got, tt.flagged)
+			}
 
 			// The store recovers once the failed run's abandoned
 			// requests are done (they still meet the fault).
@@ -112,6 +128,9 @@ func TestPersistentFaults(t *testing.T) {
 			e.proxy.ClearFaults()
 			e.publish(t, e.opts(gen1, bucket))
 			e.checkPublished(t, bucket, gen1)
+			if e.flagged(t, bucket) {
+				t.Error("index.json still flagged after a complete publish")
+			}
 		})
 	}
 }

@@ -326,6 +326,56 @@ func treePaths(keys []string) []string {
 	return out
 }
 
+// uploadedPaths lists the tree paths the last proxied run really uploaded
+// (2xx PUTs since Reset), leaving out its bookkeeping: the journal, and
+// the flag on index.json, a copy onto itself the proxy counts as a PUT. The
+// flag is the PUT of index.json made before the journal's; the upload of
+// index.json comes after it, or alone.
+func (e *env) uploadedPaths() []string {
+	reqs := e.proxy.Requests()
+	journalAt := slices.IndexFunc(reqs, func(r s3test.Request) bool {
+		return r.Kind == s3test.PUT && r.Key == key(publish.JournalPath)
+	})
+	var keys []string
+	for i, r := range reqs {
+		if r.Kind != s3test.PUT || r.Fault || r.Status < 200 || r.Status > 299 {
+			continue
+		}
+		if r.Key == key(manifest.FileName) && i < journalAt {
+			continue
+		}
+		keys = append(keys, r.Key)
+	}
+	return treePaths(keys)
+}
+
+// interrupt runs a publish that fault f makes fail, and waits until the
+// store has done what it was sent: the state an interrupted run leaves.
+func (e *env) interrupt(t testing.TB, o publish.Options, f s3test.Fault) {
+	t.Helper()
+	e.proxy.Inject(f)
+	_, err := publish.Publish(context.Background(), o)
+	e.proxy.Settle()
+	e.proxy.ClearFaults()
+	if err == nil {
+		t.Fatalf("publish %s through %v succeeded", o.Dir, f)
+	}
+}
+
+// flagged reports whether index.json carries the publish-in-progress flag.
+func (e *env) flagged(t testing.TB, bucket string) bool {
+	t.Helper()
+	return e.srv.Get(t, bucket, key(manifest.FileName)).Metadata[publish.MetaJournal] != ""
+}
+
+// requestsOf publishes and returns the requests the run made.
+func (e *env) requestsOf(t testing.TB, o publish.Options) []s3test.Request {
+	t.Helper()
+	e.proxy.Reset()
+	e.publish(t, o)
+	return e.proxy.Requests()
+}
+
 func actionPaths(as []publish.Action) []string {
 	var out []string
 	for _, a := range as {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"testing/fstest"
@@ -19,14 +20,16 @@ import (
 // either by cancelling it or by cutting every connection from then on,
 // then runs a publish again (of the same tree, or of another one) and
 // expects the bucket to end exactly as if nothing had been interrupted:
-// same keys, bytes, headers and metadata, no journal left. The re-runs
+// same keys, bytes, headers and metadata, no journal left, index.json no
+// longer flagged, and the run after that is a single GET again. The re-runs
 // delete, so objects uploaded only by the interrupted run (gen1's second
 // signature) must go too.
 //
-// Connections are lost after the journal's PUT, after every PUT but
-// index.json's, and after a random number in between; the cancellation
-// comes after a random number of uploads (UPGRAPH_TEST_SEED repeats a
-// run).
+// Connections are lost after the first bookkeeping PUT (the flag on
+// index.json, a copy, when one is published: the journal is never
+// written), after the journal's, after every PUT but index.json's, and
+// after a random number in between; the cancellation comes after a random
+// number of uploads (UPGRAPH_TEST_SEED repeats a run).
 func TestInterruptedPublishConverges(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
@@ -81,7 +84,13 @@ func TestInterruptedPublishConverges(t *testing.T) {
 		var cases []interruption
 		u := 1 + rng.IntN(n-1)
 		cases = append(cases, interruption{name: fmt.Sprintf("cancelled after %d of %d uploads", u, n), cancelAfter: u})
-		for _, k := range []int{1, 1 + rng.IntN(n), n} {
+		bookkeeping := 1 // the journal's PUT
+		if tt.from != "" {
+			bookkeeping++ // the flag's, before it
+		}
+		cuts := []int{1, bookkeeping, bookkeeping + rng.IntN(n), bookkeeping + n - 1}
+		slices.Sort(cuts)
+		for _, k := range slices.Compact(cuts) {
 			cases = append(cases, interruption{name: fmt.Sprintf("connection lost after %d PUTs", k), putsAfter: k})
 		}
 		for _, ic := range cases {
@@ -113,6 +122,10 @@ func TestInterruptedPublishConverges(t *testing.T) {
 					t.Fatalf("interrupted publish succeeded: %+v", rep)
 				}
 				t.Logf("interrupted: %v", err)
+				// Every cut comes after the flag, the first write.
+				if tt.from != "" && !e.flagged(t, bucket) {
+					t.Error("the interrupted publish left index.json unflagged")
+				}
 
 				rep = e.publish(t, rerunOpts(e, tt.rerun, bucket))
 				if got := e.state(t, bucket); !maps.Equal(got, want) {
@@ -128,6 +141,12 @@ func TestInterruptedPublishConverges(t *testing.T) {
 					}
 				}
 				t.Logf("re-run: %s", rep.Plan.Summary())
+				if e.flagged(t, bucket) {
+					t.Error("index.json still flagged after the re-run")
+				}
+				if reqs := e.requestsOf(t, e.opts(tt.rerun, bucket)); len(reqs) != 1 {
+					t.Errorf("the run after the re-run made %d requests, want 1: %v", len(reqs), reqs)
+				}
 			})
 		}
 	}

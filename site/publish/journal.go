@@ -22,6 +22,17 @@ import (
 // objects unchanged and leave them wrong. The journal names them, so the
 // next run checks each against its stored sha256 (a HEAD) instead of
 // trusting index.json. It is removed once index.json is replaced.
+//
+// Looking for a journal on every run would cost an unchanged re-publish a
+// second request (a GET answered 404), so a run that writes one first
+// flags the published index.json (flagIndex), and later runs read the
+// journal only when index.json is flagged or missing. The order is flag,
+// journal, uploads: whatever point a run stops at, either nothing was
+// uploaded or index.json is flagged and the journal lists the uploads. A
+// flagged index.json without a readable journal (a run stopped between
+// the two writes, a damaged journal) makes the next run check every
+// object. The new index.json is uploaded without the flag, so replacing
+// it ends the publish and the flag at once.
 const JournalPath = ".upgraph-publish.json"
 
 type journal struct {
@@ -54,6 +65,19 @@ func readJournal(ctx context.Context, b *bucket) (paths map[string]bool, found, 
 		paths[p] = true
 	}
 	return paths, true, true, nil
+}
+
+// flagIndex marks the published index.json, as the GET in prepare read it
+// (idx), as being replaced by a publish in progress: its metadata gains
+// metaJournal, everything else (body, headers, the header rules' digest)
+// stays, so clients and the next plan see the same generation.
+func flagIndex(ctx context.Context, b *bucket, idx *object) error {
+	meta := maps.Clone(idx.meta)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[metaJournal] = "1"
+	return b.replaceMeta(ctx, manifest.FileName, idx, meta)
 }
 
 func writeJournal(ctx context.Context, b *bucket, j journal) error {

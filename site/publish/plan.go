@@ -85,6 +85,8 @@ type Plan struct {
 	bucket       *bucket
 	rules        *Rules
 	base         string          // digest of the published index.json, "" if none
+	index        *object         // the published index.json, nil if none (or unreadable)
+	flagged      bool            // index has metaJournal: a publish did not finish
 	pending      map[string]bool // paths of an unfinished publish's journal
 	journalFound bool
 }
@@ -141,10 +143,11 @@ func (p *Plan) Summary() string {
 	return s
 }
 
-// prepare computes the plan: it reads the published index.json and the
-// journal of an unfinished publish, applies the shrink guard, checks
-// objects the index cannot vouch for, and lists the prefix for deletions.
-// It only reads from the bucket.
+// prepare computes the plan: it reads the published index.json and, when
+// index.json is flagged or missing, the journal of an unfinished publish
+// (see JournalPath), applies the shrink guard, checks objects the index
+// cannot vouch for, and lists the prefix for deletions. It only reads from
+// the bucket.
 func prepare(ctx context.Context, opts *Options, t *tree, b *bucket, rules *Rules, log *slog.Logger) (*Plan, error) {
 	p := &Plan{Bucket: b.name, Prefix: b.prefix, tree: t, bucket: b, rules: rules}
 
@@ -173,15 +176,27 @@ func prepare(ctx context.Context, opts *Options, t *tree, b *bucket, rules *Rule
 		}
 	}
 
-	pending, found, ok, err := readJournal(ctx, b)
-	if err != nil {
-		return nil, err
+	if remoteIndex != nil {
+		p.index, p.flagged = remoteIndex, remoteIndex.meta[metaJournal] != ""
+	}
+	// Without a flag on index.json no publish is unfinished (see
+	// JournalPath), so the common run skips the journal's GET. Without an
+	// index.json there is nothing to flag: a first publish may have been
+	// interrupted, so the journal is looked for.
+	var pending map[string]bool
+	var found, ok bool
+	if remoteIndex == nil || p.flagged {
+		if pending, found, ok, err = readJournal(ctx, b); err != nil {
+			return nil, err
+		}
 	}
 	p.pending, p.journalFound = pending, found
-	verifyAll := opts.Verify || (found && !ok)
-	if found {
+	// A flag without a readable journal: a run stopped between flagging
+	// and writing the journal, or the journal is damaged or gone.
+	verifyAll := opts.Verify || (found && !ok) || (p.flagged && !found)
+	if found || p.flagged {
 		log.Info("an earlier publish did not finish; checking the objects it may have changed",
-			"key", b.url(JournalPath), "objects", len(pending), "all", !ok)
+			"key", b.url(JournalPath), "objects", len(pending), "all", verifyAll)
 	}
 
 	// Header rules are compared as a whole: their digest is on index.json.
@@ -220,6 +235,11 @@ func prepare(ctx context.Context, opts *Options, t *tree, b *bucket, rules *Rule
 		p.add(manifest.FileName, fileOf(t.index), Changed)
 	case rulesChanged:
 		p.add(manifest.FileName, fileOf(t.index), HeadersChanged)
+	case p.flagged:
+		// Uploaded again, without the flag, even when nothing else is:
+		// else every later run would read the journal, then find it
+		// removed and check every object.
+		p.add(manifest.FileName, fileOf(t.index), Drift)
 	default:
 		p.Unchanged++
 	}

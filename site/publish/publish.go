@@ -148,6 +148,13 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 	// common case of a regenerated tree whose graphs did not change.
 	journaled := len(p.Uploads) > 0 && p.Uploads[0].Path != manifest.FileName
 	if journaled {
+		// The flag first, so no run skips the journal about to be
+		// written (see JournalPath); already set, it still holds.
+		if p.index != nil && !p.flagged {
+			if err := flagIndex(ctx, p.bucket, p.index); err != nil {
+				return fmt.Errorf("recording the publish in progress: %w", err)
+			}
+		}
 		err := writeJournal(ctx, p.bucket, journal{
 			Base: p.base, Target: manifest.Digest(p.tree.index),
 			Paths: journalPaths(p.pending, p.Uploads),
@@ -179,9 +186,11 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 		}
 	}
 	if journaled || p.journalFound {
-		// index.json now describes every object, so the journal is no
-		// longer needed; if removing it fails, the next run only checks
-		// more than it must.
+		// index.json now describes every object, and is not flagged, so
+		// the journal is no longer needed. If removing it fails, nothing
+		// reads it until a later run flags index.json and overwrites it;
+		// one stopped in between has it read, and only checks more than
+		// it must, having uploaded nothing.
 		if err := p.bucket.remove(ctx, JournalPath); err != nil {
 			log.Warn("could not remove the publish journal", "err", err)
 		}

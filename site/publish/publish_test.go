@@ -36,7 +36,7 @@ func TestFirstPublish(t *testing.T) {
 	e.checkPublished(t, bucket, dir)
 	want := append(slices.Collect(maps.Keys(m.Files)), manifest.FileName)
 	slices.Sort(want)
-	if got := treePaths(e.proxy.Keys(s3test.PUT)); !slices.Equal(got, want) {
+	if got := e.uploadedPaths(); !slices.Equal(got, want) {
 		t.Errorf("PUT %d objects, want each of the %d once:\n%q", len(got), len(want), got)
 	}
 	if !rep.Plan.First || rep.Uploaded != len(want) || rep.Plan.Unchanged != 0 {
@@ -47,30 +47,34 @@ func TestFirstPublish(t *testing.T) {
 			t.Errorf("%s: reason %s, want new", a.Path, a.Reason)
 		}
 	}
-	checkOrder(t, e.proxy.Requests(), m)
+	checkOrder(t, e.proxy.Requests(), m, false)
 }
 
-// checkOrder asserts the write order clients rely on: the journal, then
-// every leaf, then every channel graph, then index.json, then the
-// journal's removal.
-func checkOrder(t *testing.T, reqs []s3test.Request, m *manifest.Manifest) {
+// checkOrder asserts the write order clients rely on: the flag on the
+// published index.json (when there is one), the journal, then every leaf,
+// then every channel graph, then index.json, then the journal's removal.
+func checkOrder(t *testing.T, reqs []s3test.Request, m *manifest.Manifest, flag bool) {
 	t.Helper()
 	channels := map[string]bool{}
 	for _, g := range m.Graphs {
 		channels[key(g.Path)] = true
 	}
+	journaled := false
 	rank := func(r s3test.Request) int {
 		switch {
+		case r.Kind == s3test.PUT && r.Key == key(manifest.FileName) && !journaled:
+			return 0 // the flag: a copy, which the proxy counts as a PUT
 		case r.Kind == s3test.PUT && r.Key == key(publish.JournalPath):
-			return 0
-		case r.Kind == s3test.PUT && channels[r.Key]:
-			return 2
-		case r.Kind == s3test.PUT && r.Key == key(manifest.FileName):
-			return 3
-		case r.Kind == s3test.PUT:
+			journaled = true
 			return 1
-		case r.Kind == s3test.DELETE && r.Key == key(publish.JournalPath):
+		case r.Kind == s3test.PUT && channels[r.Key]:
+			return 3
+		case r.Kind == s3test.PUT && r.Key == key(manifest.FileName):
 			return 4
+		case r.Kind == s3test.PUT:
+			return 2
+		case r.Kind == s3test.DELETE && r.Key == key(publish.JournalPath):
+			return 5
 		}
 		return -1
 	}
@@ -81,12 +85,15 @@ func checkOrder(t *testing.T, reqs []s3test.Request, m *manifest.Manifest) {
 			continue
 		}
 		if k < last {
-			t.Errorf("%v after a rank-%d write; order must be journal, leaves, channel graphs, index.json, journal removal", r, last)
+			t.Errorf("%v after a rank-%d write; order must be flag, journal, leaves, channel graphs, index.json, journal removal", r, last)
 		}
 		last = max(last, k)
 		seen[k] = true
 	}
-	for k := range 5 {
+	if seen[0] != flag {
+		t.Errorf("index.json flagged before the journal: %v, want %v", seen[0], flag)
+	}
+	for k := 1; k <= 5; k++ {
 		if !seen[k] {
 			t.Errorf("no write of rank %d seen", k)
 		}
@@ -94,7 +101,8 @@ func checkOrder(t *testing.T, reqs []s3test.Request, m *manifest.Manifest) {
 }
 
 // TestUnchangedRepublish: publishing the same tree again, or a regenerated
-// identical one, reads index.json once and writes nothing.
+// identical one, makes one request, the GET of index.json: the journal is
+// not looked for, since index.json carries no publish-in-progress flag.
 func TestUnchangedRepublish(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -105,18 +113,9 @@ func TestUnchangedRepublish(t *testing.T) {
 	for _, d := range []string{dir, generate(t, spec{sigs: []string{"sig"}})} {
 		e.proxy.Reset()
 		rep := e.publish(t, e.opts(d, bucket))
-		c := e.proxy.Counts()
-		indexGETs := 0
-		for _, r := range e.proxy.Requests() {
-			if r.Kind == s3test.GET && r.Key == key(manifest.FileName) {
-				indexGETs++
-			}
-		}
-		// The only other request: looking for an unfinished publish's
-		// journal (404).
-		if indexGETs != 1 || c.PUTs != 0 || c.DELETEs != 0 || c.HEADs != 0 || c.LISTs != 0 || c.Requests != 2 {
-			t.Errorf("%d GETs of index.json, counts %+v; want 1 GET of index.json and 1 of the journal, nothing else:\n%v",
-				indexGETs, c, e.proxy.Requests())
+		reqs := e.proxy.Requests()
+		if len(reqs) != 1 || reqs[0].Kind != s3test.GET || reqs[0].Key != key(manifest.FileName) {
+			t.Errorf("requests %v; want only the GET of index.json", reqs)
 		}
 		if rep.Uploaded != 0 || len(rep.Plan.Uploads) != 0 {
 			t.Errorf("uploaded %d, planned %v", rep.Uploaded, rep.Plan.Uploads)
@@ -144,9 +143,10 @@ func TestOneReleaseChange(t *testing.T) {
 	e.proxy.Reset()
 	rep := e.publish(t, e.opts(gen1, bucket))
 
-	if got := treePaths(e.proxy.Keys(s3test.PUT)); !slices.Equal(got, want) {
+	if got := e.uploadedPaths(); !slices.Equal(got, want) {
 		t.Errorf("PUT %q,\nwant the manifest diff %q", got, want)
 	}
+	checkOrder(t, e.proxy.Requests(), m1, true)
 	if got := actionPaths(rep.Plan.Uploads); !slices.Equal(got, want) {
 		t.Errorf("planned %q, want %q", got, want)
 	}
@@ -378,11 +378,12 @@ func TestVerify(t *testing.T) {
 
 // TestUnreadableRemoteState: damaged bookkeeping never passes for "nothing
 // published" unless forced, and a damaged journal makes the next run check
-// every object.
+// every object (and upload index.json again, to clear its flag).
 func TestUnreadableRemoteState(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	dir := generate(t, spec{})
+	other := generate(t, spec{edit: setURL("4.16.1+amd64.json", "https://example.com/errata/other")})
 	m, _ := manifest.Read(dir)
 	tests := []struct {
 		name    string
@@ -409,12 +410,15 @@ func TestUnreadableRemoteState(t *testing.T) {
 		{name: "journal",
 			damage: func(t *testing.T, b string) string {
 				e.publish(t, e.opts(dir, b))
+				// A publish that flags index.json and writes its
+				// journal, then fails every graph upload.
+				e.interrupt(t, e.opts(other, b), s3test.Fault{Kind: s3test.InternalError, Method: "PUT", Key: `/graph/`})
 				e.srv.Put(t, b, key(publish.JournalPath), []byte("{"))
 				return b
 			},
 			check: func(t *testing.T, rep *publish.Report) {
-				if rep.Plan.Verified != len(m.Files) || rep.Uploaded != 0 {
-					t.Errorf("verified %d, uploaded %d; want all %d checked, none uploaded", rep.Plan.Verified, rep.Uploaded, len(m.Files))
+				if got := actionPaths(rep.Plan.Uploads); rep.Plan.Verified != len(m.Files) || !slices.Equal(got, []string{manifest.FileName}) {
+					t.Errorf("verified %d, uploaded %q; want all %d checked, only index.json uploaded", rep.Plan.Verified, got, len(m.Files))
 				}
 			}},
 		{name: "no bucket", wantErr: "NoSuchBucket",

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -22,6 +24,9 @@ const (
 	// metaRules, on index.json only, is the digest of the header rules the
 	// generation was published with.
 	metaRules = "upgraph-headers"
+	// metaJournal, on index.json only, flags a publish in progress: the
+	// journal (JournalPath) must be read. See flagIndex.
+	metaJournal = "upgraph-journal"
 )
 
 // bucket addresses the objects of one published tree: tree path p lives at
@@ -45,6 +50,7 @@ func (b *bucket) url(p string) string { return "s3://" + b.name + "/" + b.key(p)
 // object is what a GET or HEAD learnt about a stored object.
 type object struct {
 	body    []byte // GET only
+	etag    string // GET only
 	size    int64
 	meta    map[string]string
 	headers Headers
@@ -66,7 +72,7 @@ func (b *bucket) get(ctx context.Context, p string) (*object, error) {
 		body, err := io.ReadAll(out.Body)
 		out.Body.Close()
 		if err == nil {
-			return &object{body: body, meta: out.Metadata, headers: Headers{
+			return &object{body: body, etag: aws.ToString(out.ETag), meta: out.Metadata, headers: Headers{
 				ContentType:     aws.ToString(out.ContentType),
 				CacheControl:    aws.ToString(out.CacheControl),
 				ContentEncoding: aws.ToString(out.ContentEncoding),
@@ -121,6 +127,52 @@ func (b *bucket) put(ctx context.Context, p string, body []byte, h Headers, meta
 	return nil
 }
 
+// replaceMeta rewrites the user metadata of the object at p, which a GET
+// read as obj, to meta: a server-side copy onto itself, so the body is
+// neither sent nor changed. S3 replaces every header along with the
+// metadata, so obj's are sent again: the ones upgraph stores (Headers) are
+// kept exactly. The copy only happens while the object still is obj (same
+// ETag): flagging an index.json that another run replaced meanwhile would
+// mark the wrong generation.
+func (b *bucket) replaceMeta(ctx context.Context, p string, obj *object, meta map[string]string) error {
+	in := &s3.CopyObjectInput{
+		Bucket:            &b.name,
+		Key:               aws.String(b.key(p)),
+		CopySource:        aws.String(b.name + "/" + escapeKey(b.key(p))),
+		MetadataDirective: types.MetadataDirectiveReplace,
+		Metadata:          meta,
+	}
+	if obj.etag != "" {
+		in.CopySourceIfMatch = aws.String(obj.etag)
+	}
+	if h := obj.headers; h.ContentType != "" {
+		in.ContentType = aws.String(h.ContentType)
+	}
+	if h := obj.headers; h.CacheControl != "" {
+		in.CacheControl = aws.String(h.CacheControl)
+	}
+	if h := obj.headers; h.ContentEncoding != "" {
+		in.ContentEncoding = aws.String(h.ContentEncoding)
+	}
+	if _, err := b.client.CopyObject(ctx, in); err != nil {
+		if isPreconditionFailed(err) {
+			return fmt.Errorf("COPY %s: changed since it was read (another publish running?): %w", b.url(p), err)
+		}
+		return fmt.Errorf("COPY %s: %w", b.url(p), err)
+	}
+	return nil
+}
+
+// escapeKey URL-encodes a key for x-amz-copy-source, slashes kept; "+"
+// too, which some stores decode as a space.
+func escapeKey(k string) string {
+	parts := strings.Split(k, "/")
+	for i, s := range parts {
+		parts[i] = strings.ReplaceAll(url.PathEscape(s), "+", "%2B")
+	}
+	return strings.Join(parts, "/")
+}
+
 // remove deletes p; deleting a missing object succeeds, as on S3.
 func (b *bucket) remove(ctx context.Context, p string) error {
 	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
@@ -149,6 +201,11 @@ func (b *bucket) list(ctx context.Context, dir string) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+func isPreconditionFailed(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "PreconditionFailed"
 }
 
 // isNotFound tells a missing object from a missing bucket, which must not
