@@ -32,7 +32,7 @@ deps:
 
 # Fuzzers of the request parsing, each for a bounded time (FUZZTIME).
 FUZZTIME ?= 15s
-FUZZERS  ?= FuzzGraphQuery FuzzAccept FuzzSignaturePath
+FUZZERS  ?= FuzzGraphQuery FuzzAccept FuzzSignaturePath FuzzFastRequest
 
 test: deps vet
 	$(GO) test -count=1 -timeout 25m ./...

@@ -18,3 +18,25 @@ func (h *Handler) GzippedBody(name string) ([]byte, error) {
 	b, _ := c.gzipped()
 	return b, nil
 }
+
+// Handoffs counts the connections the fast path gave to Fallback.
+func (s *Server) Handoffs() int64 { return s.handoffs.Load() }
+
+// HeadEnd is headEnd.
+var HeadEnd = headEnd
+
+// FastRequest is what parseFastRequest read of a request head.
+type FastRequest struct {
+	Head                                       bool
+	Path, RawQuery, Accept                     string
+	AcceptPresent                              bool
+	AcceptEncoding, IfNoneMatch, Origin, Route string
+}
+
+// ParseFastRequest is parseFastRequest, with the route the handler gives
+// the path.
+func (h *Handler) ParseFastRequest(head []byte) (FastRequest, bool) {
+	r, ok := parseFastRequest(head)
+	route, _ := h.routeOf(r.path)
+	return FastRequest{r.head, r.path, r.rawQuery, r.accept, r.acceptPresent, r.acceptEncoding, r.ifNoneMatch, r.origin, route}, ok
+}

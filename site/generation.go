@@ -1,7 +1,8 @@
 // Package site serves a generated tree the way a Cincinnati policy-engine
 // answers: GET /graph?channel=&arch=&version= maps to a precomputed file.
 // Handlers are plain http.Handlers; nothing is computed per request beyond
-// parameter validation and a map lookup.
+// parameter validation and a map lookup. Server puts a fast path for graph
+// requests in front of net/http (fastserve.go).
 package site
 
 import (
@@ -13,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -33,7 +35,20 @@ type Generation struct {
 	snapshot string
 	graphs   map[graphKey]*servedGraph
 	index    *content // index.json, served to browsers (static.go)
+
+	// shared holds files the fast path keeps open for the generation's
+	// life, by digest (hard-linked duplicates share one), up to
+	// maxSharedFiles.
+	shared       sync.Map   // sha256 → *os.File
+	sharedMu     sync.Mutex // guards nshared, closed and additions to shared
+	nshared      int
+	sharedClosed bool
 }
+
+// maxSharedFiles bounds the descriptors a generation keeps open: half of
+// what the process may open (two generations overlap for a minute after
+// a swap), at most 32,768. A real-scale tree has 27,000 distinct files.
+var maxSharedFiles = sharedFileLimit()
 
 type graphKey struct{ channel, arch string }
 
@@ -140,8 +155,40 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 	return g, nil
 }
 
+// openShared returns an open file for reading with explicit offsets (its
+// offset is shared), and what to call when done with it.
+func (g *Generation) openShared(name, digest string) (*os.File, func(), error) {
+	if f, ok := g.shared.Load(digest); ok {
+		return f.(*os.File), noop, nil
+	}
+	f, err := g.open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.sharedMu.Lock()
+	defer g.sharedMu.Unlock()
+	if g.sharedClosed || g.nshared >= maxSharedFiles {
+		return f, func() { f.Close() }, nil
+	}
+	if prev, loaded := g.shared.LoadOrStore(digest, f); loaded {
+		f.Close()
+		return prev.(*os.File), noop, nil
+	}
+	g.nshared++
+	return f, noop, nil
+}
+
+func noop() {}
+
 // Close releases the tree and its snapshot.
 func (g *Generation) Close() error {
+	g.sharedMu.Lock()
+	g.sharedClosed = true
+	g.shared.Range(func(_, f any) bool {
+		f.(*os.File).Close()
+		return true
+	})
+	g.sharedMu.Unlock()
 	err := g.root.Close()
 	if g.release != nil {
 		g.release()

@@ -98,22 +98,44 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
-	p := r.URL.Path
-	switch p {
-	case "/healthz":
+	route, rest := h.routeOf(r.URL.Path)
+	switch route {
+	case "healthz":
 		w.Write([]byte("ok\n"))
-		return "healthz"
-	case "/readyz":
+	case "readyz":
 		if h.gen.Load() == nil {
 			http.Error(w, "no generation loaded", http.StatusServiceUnavailable)
 		} else {
 			w.Write([]byte("ok\n"))
 		}
-		return "readyz"
-	case "/metrics":
+	case "metrics":
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		h.metrics.write(w, h.gen.Load(), h.cache.bytes())
-		return "metrics"
+	case "graph":
+		h.serveGraph(w, r)
+	case "openapi":
+		if methodAllowed(w, r) {
+			h.writeContent(w, r, "application/json", h.openapi, "no-cache")
+		}
+	case "signatures":
+		h.serveSignature(w, r, rest)
+	default:
+		if h.serveTree(w, r) {
+			return "tree"
+		}
+		w.WriteHeader(http.StatusNotFound)
+		return "other"
+	}
+	return route
+}
+
+// routeOf names the route of a request path ("graph", "openapi", …, or
+// "" for the tree and unknown paths); rest is what follows /signatures/.
+// Both servers route with it, so they agree on every path.
+func (h *Handler) routeOf(p string) (route, rest string) {
+	switch p {
+	case "/healthz", "/readyz", "/metrics":
+		return p[1:], ""
 	}
 	for _, prefix := range h.opts.Prefixes {
 		rest, ok := strings.CutPrefix(p, prefix)
@@ -122,23 +144,14 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
 		}
 		switch {
 		case rest == "/graph" || rest == "/v1/graph":
-			h.serveGraph(w, r)
-			return "graph"
+			return "graph", ""
 		case rest == "/openapi" || rest == "/v1/openapi":
-			if methodAllowed(w, r) {
-				h.writeContent(w, r, "application/json", h.openapi, "no-cache")
-			}
-			return "openapi"
+			return "openapi", ""
 		case strings.HasPrefix(rest, "/signatures/"):
-			h.serveSignature(w, r, strings.TrimPrefix(rest, "/signatures/"))
-			return "signatures"
+			return "signatures", strings.TrimPrefix(rest, "/signatures/")
 		}
 	}
-	if h.serveTree(w, r) {
-		return "tree"
-	}
-	w.WriteHeader(http.StatusNotFound)
-	return "other"
+	return "", ""
 }
 
 func methodAllowed(w http.ResponseWriter, r *http.Request) bool {
@@ -155,45 +168,69 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	accept, present := r.Header["Accept"]
-	mediaType := negotiate(strings.Join(accept, ", "), present)
-	if mediaType == "" {
-		writeError(w, errNotAcceptable)
-		return
-	}
-	q, apiErr := parseGraphQuery(r.URL.RawQuery)
+	mediaType, q, apiErr := parseGraphRequest(r.URL.RawQuery, strings.Join(accept, ", "), present)
 	if apiErr != nil {
 		writeError(w, apiErr)
 		return
 	}
 	for attempt := 0; ; attempt++ {
-		gen := h.gen.Load()
-		if gen == nil {
-			writeError(w, &apiError{http.StatusServiceUnavailable, "not_ready", "no generation loaded yet"})
+		t, apiErr := h.locate(q)
+		if apiErr != nil {
+			writeError(w, apiErr)
 			return
 		}
-		name, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
-		if !known {
-			// A valid channel the tree does not have: upstream answers 200
-			// with an empty graph.
-			h.metrics.fallback("unknown_channel")
+		if t.gen == nil {
 			h.writeContent(w, r, mediaType, h.empty, h.opts.CacheControl)
 			return
 		}
-		if q.version != "" && !versionFound {
-			h.metrics.fallback("unknown_version")
-		}
-		err := h.serveFile(w, r, mediaType, gen, name)
+		err := h.serveFile(w, r, mediaType, t.gen, t.name)
 		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
 			// The tree was swapped under this generation: pick up the new one.
 			reload()
 			continue
 		}
 		if err != nil {
-			h.log.Error("reading graph", "file", name, "err", err)
-			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + name})
+			h.log.Error("reading graph", "file", t.name, "err", err)
+			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + t.name})
 		}
 		return
 	}
+}
+
+// parseGraphRequest negotiates the media type and validates the query of
+// a /graph request.
+func parseGraphRequest(rawQuery, accept string, acceptPresent bool) (mediaType string, q graphQuery, err *apiError) {
+	mediaType = negotiate(accept, acceptPresent)
+	if mediaType == "" {
+		return "", q, errNotAcceptable
+	}
+	q, err = parseGraphQuery(rawQuery)
+	return mediaType, q, err
+}
+
+// graphTarget is the file of gen that answers a /graph request, or the
+// empty graph when gen is nil (a valid channel the tree does not have:
+// upstream answers 200 with an empty graph).
+type graphTarget struct {
+	gen  *Generation
+	name string
+}
+
+// locate finds the file answering q in the generation being served.
+func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
+	gen := h.gen.Load()
+	if gen == nil {
+		return graphTarget{}, errNotReady
+	}
+	name, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
+	if !known {
+		h.metrics.fallback("unknown_channel")
+		return graphTarget{}, nil
+	}
+	if q.version != "" && !versionFound {
+		h.metrics.fallback("unknown_version")
+	}
+	return graphTarget{gen, name}, nil
 }
 
 func (h *Handler) reloader() func() {
@@ -328,7 +365,7 @@ func (h *Handler) serveSignature(w http.ResponseWriter, r *http.Request, rest st
 	gen := h.gen.Load()
 	name := "signatures/" + rest
 	if gen == nil {
-		writeError(w, &apiError{http.StatusServiceUnavailable, "not_ready", "no generation loaded yet"})
+		writeError(w, errNotReady)
 		return
 	}
 	if _, ok := gen.Manifest.Files[name]; !ok {

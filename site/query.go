@@ -17,7 +17,10 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.kind + ": " + e.value }
 
-var errNotAcceptable = &apiError{406, "invalid_content_type", "invalid Content-Type requested"}
+var (
+	errNotAcceptable = &apiError{406, "invalid_content_type", "invalid Content-Type requested"}
+	errNotReady      = &apiError{503, "not_ready", "no generation loaded yet"}
+)
 
 // graphQuery is a validated /graph request.
 type graphQuery struct {

@@ -101,7 +101,16 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	const readHeaderTimeout, idleTimeout = 10 * time.Second, 2 * time.Minute
+	// The fast path writes graph answers itself, so it has no access log:
+	// with one, every request goes through net/http.
+	var srv interface {
+		Serve(net.Listener) error
+		Shutdown(context.Context) error
+	} = &site.Server{Handler: h, Fallback: handler, CORS: true, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	if c.Bool("access-log") {
+		srv = &http.Server{Handler: handler, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	}
 	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

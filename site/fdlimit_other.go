@@ -1,0 +1,5 @@
+//go:build !unix
+
+package site
+
+func sharedFileLimit() int { return 512 }
