@@ -99,6 +99,12 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	extras := map[string][]byte{}
 	if !opts.NoViewer {
 		extras = viewer.Files()
+		// The viewer's table of graphs, so its pickers need not read
+		// index.json (megabytes at real scale).
+		if extras[viewer.SummaryFile], err = viewer.Summary(m); err != nil {
+			_ = staging.Abort()
+			return nil, err
+		}
 	}
 	for name, data := range schema.Files() {
 		extras[manifest.SchemaDir+name] = data

@@ -16,6 +16,7 @@ import (
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/generator/views"
+	"github.com/upgraph/upgraph/site/viewer"
 )
 
 // Browser tests: the viewer of a generated demo tree, served by the real
@@ -104,13 +105,78 @@ func readManifest(t testing.TB, dir string) *manifest.Manifest {
 }
 
 // TestViewerLoads: the page loads from the tree, lists its architectures
-// and channels, selects a release and draws the graph around it.
+// and channels from the viewer's table of graphs (not index.json), selects
+// a release and draws the graph around it.
 func TestViewerLoads(t *testing.T) {
 	dir := demoTree(t)
 	origin := serveTree(t, dir)
 	p := newPage(t, newBrowser(t), origin)
 	p.open(t, nil)
+	checkLoaded(t, p, dir, viewer.SummaryFile)
+	// Then the generation time, from the start of index.json, requested
+	// only after the first render.
+	p.poll(t, `document.getElementById('generated').textContent === 'generated 2026-01-02T03:04:05Z'`)
+	var early []string
+	p.eval(t, `performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/index.json') && e.startTime < window.upgraphViewer.timings.firstRender).map((e) => e.name)`, &early)
+	if len(early) > 0 || !p.requested(manifest.FileName) {
+		t.Errorf("index.json requested before the first render: %v (requested at all: %v)", early, p.requested(manifest.FileName))
+	}
+	p.screenshot(t, "viewer-default.png")
+}
+
+// TestViewerWithoutSummary: in a tree without the viewer's table of graphs
+// (written by an older upgraph) the page reads index.json instead.
+func TestViewerWithoutSummary(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	if err := os.CopyFS(dir, os.DirFS(demoTree(t))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(viewer.SummaryFile))); err != nil {
+		t.Fatal(err)
+	}
+	// index.json as such a tree has it: without the table.
+	var index map[string]json.RawMessage
+	data, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
+	if err == nil {
+		err = json.Unmarshal(data, &index)
+	}
+	var files map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(index["files"], &files)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(files, viewer.SummaryFile)
+	if index["files"], err = json.Marshal(files); err == nil {
+		data, err = json.Marshal(index)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, manifest.FileName), data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := serveTree(t, dir)
+	p := newPage(t, newBrowser(t), origin)
+	p.allow(viewer.SummaryFile) // its 404 is logged
+	p.open(t, url.Values{"channel": {"fast-4.16"}, "arch": {"arm64"}, "from": {"4.16.0"}})
+	if s := p.state(t); s.Channel != "fast-4.16" || s.Arch != "arm64" || s.Current != "4.16.0" || len(s.Conditional) != 1 {
+		t.Errorf("deep link without the table: %s %s %s, conditional %v", s.Channel, s.Arch, s.Current, s.Conditional)
+	}
+	p.open(t, nil)
+	checkLoaded(t, p, dir, manifest.FileName)
+	p.poll(t, `document.getElementById('generated').textContent === 'generated 2026-01-02T03:04:05Z'`)
+}
+
+// checkLoaded checks the page's default state against the tree, and that
+// it read the list of graphs from summaryFile.
+func checkLoaded(t *testing.T, p *page, dir, summaryFile string) {
+	t.Helper()
 	s := p.state(t)
+	if s.SummaryFile != summaryFile {
+		t.Errorf("the page read the list of graphs from %q, want %s", s.SummaryFile, summaryFile)
+	}
 	m := readManifest(t, dir)
 	if !slices.Equal(s.Arches, m.Arches) {
 		t.Errorf("architectures %v, index.json has %v", s.Arches, m.Arches)
@@ -132,7 +198,9 @@ func TestViewerLoads(t *testing.T) {
 	if !strings.Contains(s.Location.Search, "channel="+m.Channels[0]) {
 		t.Errorf("location %q does not record the state", s.Location.Search)
 	}
-	p.screenshot(t, "viewer-default.png")
+	if !strings.Contains(s.Status, "6 releases") || !strings.Contains(s.Location.Search, "from=4.16.1") {
+		t.Errorf("status %q, location %q", s.Status, s.Location.Search)
+	}
 }
 
 // TestVersionUpdates: for every release of every channel × arch, picking
@@ -367,7 +435,10 @@ func TestDeepLink(t *testing.T) {
 		t.Errorf("after Back: %s → %s", s3.Current, s3.To)
 	}
 
-	// Unknown values fall back to what the tree has, without errors.
+	// Unknown values fall back to what the tree has, without errors but
+	// the 404s of the files the link names (requested before the list of
+	// graphs is read).
+	p.allow("/graph/s390x/nope-1.0.json", "/graph/s390x/nope-1.0/9.9.9.json")
 	p.open(t, url.Values{"channel": {"nope-1.0"}, "arch": {"s390x"}, "from": {"9.9.9"}, "to": {"1.0.0"}})
 	s = p.state(t)
 	if s.Arch != "amd64" || s.Channel != "candidate-4.16" || s.Current != "4.16.1" || s.To != "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -151,6 +152,9 @@ type page struct {
 	console  []string
 	problems []string
 	requests []string
+	// allowed are substrings of problems a test expects (a 404 it
+	// provokes); they do not fail it.
+	allowed []string
 }
 
 func newPage(t testing.TB, browser context.Context, origin string) *page {
@@ -215,7 +219,9 @@ func (p *page) check(t testing.TB) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, msg := range p.problems {
-		t.Errorf("page reported: %s", msg)
+		if !slices.ContainsFunc(p.allowed, func(a string) bool { return strings.Contains(msg, a) }) {
+			t.Errorf("page reported: %s", msg)
+		}
 	}
 	for _, u := range p.requests {
 		if !strings.HasPrefix(u, p.origin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
@@ -225,6 +231,22 @@ func (p *page) check(t testing.TB) {
 	if len(p.requests) == 0 {
 		t.Error("no request was seen: network events are not being recorded")
 	}
+}
+
+// allow makes problems containing any of substrings (a 404 the test
+// provokes) not fail the test.
+func (p *page) allow(substrings ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.allowed = append(p.allowed, substrings...)
+}
+
+// requested tells whether the page requested the file at path (relative
+// to the origin).
+func (p *page) requested(path string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.requests, p.origin+"/"+path)
 }
 
 func (p *page) do(t testing.TB, actions ...chromedp.Action[chromedp.Void]) {
@@ -336,6 +358,8 @@ type state struct {
 	Timings     pageTimings  `json:"timings"`
 	Status      string       `json:"status"`
 	Location    locationInfo `json:"location"`
+	// SummaryFile is where the page read the list of graphs from.
+	SummaryFile string `json:"summaryFile"`
 }
 
 type shownCond struct {
@@ -393,6 +417,7 @@ const readState = `(() => {
     timings: v.timings,
     status: $('#status').textContent,
     location: { search: location.search },
+    summaryFile: v.summaryFile,
   };
 })()`
 

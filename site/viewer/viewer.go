@@ -10,9 +10,13 @@
 package viewer
 
 import (
+	"bytes"
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"path"
+
+	"github.com/upgraph/upgraph/generator/manifest"
 )
 
 //go:embed web/index.html web/app.js web/graph.js web/layout-worker.js web/style.css
@@ -45,4 +49,56 @@ func Files() map[string][]byte {
 		}
 	}
 	return out
+}
+
+// SummaryFile is the viewer's table of the tree's graphs, written next to
+// its other files: the architecture and channel pickers read it instead of
+// index.json, whose list of every file's digest makes it megabytes in a
+// real-scale tree. The viewer falls back to index.json when it is absent.
+const SummaryFile = Dir + "graphs.json"
+
+// summary is the content of SummaryFile: index.json's fields of the same
+// names, without the files, counts, inputs and generation time, and
+// without each graph's versions (the channel graph lists them). Nothing in
+// it depends on when the tree was generated, so as every file but
+// index.json it is byte-identical from the same inputs, and a publisher
+// uploads it only when the graphs change.
+type summary struct {
+	Format   int            `json:"format"`
+	Arches   []string       `json:"arches"`
+	Channels []string       `json:"channels"`
+	Graphs   []summaryGraph `json:"graphs"`
+}
+
+type summaryGraph struct {
+	Channel          string `json:"channel"`
+	Arch             string `json:"arch"`
+	Path             string `json:"path"`
+	Nodes            int    `json:"nodes"`
+	Edges            int    `json:"edges"`
+	ConditionalEdges int    `json:"conditionalEdges"`
+}
+
+// Summary renders SummaryFile for a tree's manifest, its graphs complete,
+// as index.json is encoded: deterministic (the manifest's order), compact,
+// no HTML escaping, ending in a newline.
+func Summary(m *manifest.Manifest) ([]byte, error) {
+	s := summary{Format: m.Format, Arches: m.Arches, Channels: m.Channels, Graphs: []summaryGraph{}}
+	if s.Arches == nil {
+		s.Arches = []string{}
+	}
+	if s.Channels == nil {
+		s.Channels = []string{}
+	}
+	for _, g := range m.Graphs {
+		s.Graphs = append(s.Graphs, summaryGraph{Channel: g.Channel, Arch: g.Arch, Path: g.Path,
+			Nodes: g.Nodes, Edges: g.Edges, ConditionalEdges: g.ConditionalEdges})
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -1,8 +1,8 @@
 // The update-graph viewer. Everything it reads is a file of the tree it is
-// served from (index.json, graph/<arch>/<channel>.json and the per-version
-// files), by relative URL, so it works from upgraph serve, nginx, a bucket
-// or a mirror alike, with no other network access.
-import { Graph, compareVersions, graphPath, updatesOf, versionPath } from './graph.js';
+// served from (viewer/graphs.json, else index.json; graph/<arch>/<channel>.json
+// and the per-version files), by relative URL, so it works from upgraph
+// serve, nginx, a bucket or a mirror alike, with no other network access.
+import { Graph, compareVersions, graphPath, parseSemver, updatesOf, versionPath } from './graph.js';
 
 /* global cytoscape */
 
@@ -44,16 +44,36 @@ function loadScript(src) {
   });
 }
 
-// What the first render needs is requested in parallel: cytoscape with
-// index.json, then the channel graph with the selected release's file.
-const cytoscapeLoading = loadScript('viewer/cytoscape.min.js');
+// The table of the tree's graphs the pickers read: written by upgraph
+// next to the viewer (generator/render.go, viewer.Summary), tens of
+// kilobytes where index.json, which lists every file, has megabytes. A
+// tree without it (written by an older upgraph) is read through index.json.
+const SUMMARY = 'viewer/graphs.json';
+
+// What the first render needs is requested as early as it is known:
+// cytoscape by index.html (an async script, loading and set up while the
+// data is fetched), the table of graphs here, then the channel graph,
+// then the selected release's file. The script's load event says when it
+// has run; it delays the window's, so by then it has loaded or failed.
+const cytoscapeLoading = new Promise((resolve, reject) => {
+  const settle = () => (typeof cytoscape === 'function' ? resolve() : reject(new Error('viewer/cytoscape.min.js did not load')));
+  if (typeof cytoscape === 'function' || document.readyState === 'complete') {
+    settle();
+    return;
+  }
+  const script = document.querySelector('script[src="viewer/cytoscape.min.js"]');
+  if (script) script.addEventListener('load', settle, { once: true });
+  window.addEventListener('load', settle, { once: true });
+});
 const prefetched = new Map();
+const requested = new Map(); // path → performance.now() when requested
 function fetchJSON(path) {
   const p = prefetched.get(path);
   if (p) {
     prefetched.delete(path);
     return p;
   }
+  requested.set(path, performance.now());
   return fetch(path, { headers: { Accept: 'application/json' } }).then((res) => {
     if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
     return res.json();
@@ -66,11 +86,25 @@ function prefetch(path) {
     prefetched.set(path, p);
   }
 }
-prefetch('index.json');
+prefetch(SUMMARY);
+
+// A deep link names its channel graph, and maybe a release: they are
+// requested with the table of graphs rather than after it (the names
+// generator/policy accepts; a link to something the tree lacks costs a
+// 404, then the page shows what the tree has).
+const deepLinked = (() => {
+  const want = readURL();
+  const arch = want.arch || 'amd64';
+  if (!/^[0-9a-z]+$/.test(arch) || !/^[0-9a-z.-]+$/.test(want.channel)) return false;
+  prefetch(graphPath(arch, want.channel));
+  if (parseSemver(want.from)) prefetch(versionPath(arch, want.channel, want.from));
+  return true;
+})();
 
 const state = { arch: '', channel: '', from: '', to: '', view: 'around', q: '' };
 const app = {
-  index: null,
+  summary: null, // {arches, channels, graphs: [{channel, arch, path, nodes, …}]}
+  summaryFile: '', // SUMMARY, or index.json when the tree lacks it
   graph: null, // Graph of the current channel × arch
   graphKey: '',
   versionDocs: new Map(), // path → per-version document
@@ -81,6 +115,10 @@ const app = {
 };
 window.upgraphViewer = app; // for tests and curious users
 app.state = state;
+// cytoscape is set up (tens of milliseconds) once the channel graph is
+// requested: at once for a deep link, else after the table of graphs.
+const setupCytoscape = () => cytoscapeLoading.then(setupCy, (err) => setStatus(err.message, true));
+if (deepLinked) app.cyReady = setupCytoscape();
 
 function setStatus(text, isError = false) {
   const s = $('status');
@@ -117,17 +155,33 @@ function writeURL(push) {
 
 // ---- start ---------------------------------------------------------------
 
+// loadSummary reads the table of graphs, or index.json (the same fields)
+// when the tree has no table.
+async function loadSummary() {
+  try {
+    app.summary = await fetchJSON(SUMMARY);
+    app.summaryFile = SUMMARY;
+  } catch {
+    app.summary = await fetchJSON('index.json');
+    app.summaryFile = 'index.json';
+  }
+}
+
 async function start() {
   app.timings.start = performance.now();
   try {
-    app.index = await fetchJSON('index.json');
+    await loadSummary();
   } catch (err) {
-    setStatus(`Cannot read index.json: ${err.message}`, true);
+    setStatus(`Cannot read the list of graphs (index.json): ${err.message}`, true);
     return;
   }
-  const idx = app.index;
-  if (idx.generatedAt) $('generated').textContent = `generated ${idx.generatedAt}`;
-  app.cyReady = cytoscapeLoading.then(setupCy, (err) => setStatus(err.message, true));
+  app.timings.summary = performance.now();
+  const sum = app.summary;
+  // The channel graph of the page's first state is requested at once,
+  // before cytoscape is set up.
+  const first = resolve(readURL());
+  if (first.graph) prefetch(first.graph.path || graphPath(first.arch, first.channel));
+  app.cyReady ||= setupCytoscape();
   $('arch').addEventListener('change', () => change({ arch: $('arch').value }, true));
   $('channel').addEventListener('change', () => change({ channel: $('channel').value, from: '', to: '' }, true));
   $('to').addEventListener('change', () => change({ to: $('to').value }, true));
@@ -144,9 +198,42 @@ async function start() {
   $('view-around').addEventListener('click', () => change({ view: 'around' }, true));
   $('view-full').addEventListener('click', () => change({ view: 'full' }, true));
   $('fit').addEventListener('click', () => app.cy && app.cy.fit(undefined, 20));
-  app.timings.index = performance.now();
+  $('versions').addEventListener('click', (ev) => {
+    const b = ev.target.closest('button[data-version]');
+    if (b) change({ from: b.dataset.version }, true);
+  });
   window.addEventListener('popstate', () => apply(readURL()));
   await apply(readURL());
+  showGenerated(sum.generatedAt);
+}
+
+// showGenerated shows when the tree was generated: index.json's
+// generatedAt, which the table of graphs leaves out (it would make the
+// table differ between generations of the same graphs). It is read after
+// the first render from the start of index.json, the third field the
+// generator writes; the rest of the file is not downloaded.
+async function showGenerated(known) {
+  let at = known || '';
+  if (!at) {
+    try {
+      const res = await fetch('index.json', { headers: { Accept: 'application/json' } });
+      if (!res.ok || !res.body) return;
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let head = '';
+      for (let m = null; !m && head.length < 1 << 16;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        head += decoder.decode(value, { stream: true });
+        m = /"generatedAt":"([^"\\]*)"/.exec(head);
+        if (m) at = m[1];
+      }
+      reader.cancel().catch(() => {});
+    } catch {
+      return; // only informative
+    }
+  }
+  if (at) $('generated').textContent = `generated ${at}`;
 }
 
 function change(patch, push) {
@@ -163,14 +250,26 @@ function apply(want, push = false) {
   return applying;
 }
 
+// resolve corrects the architecture and channel of want to what the tree
+// has: {arch, channel, graphs (channel → graph of that arch), graph}.
+function resolve(want) {
+  const sum = app.summary;
+  const arches = sum.arches || [];
+  const channels = sum.channels || [];
+  const arch = arches.includes(want.arch) ? want.arch : arches.includes('amd64') ? 'amd64' : arches[0] || '';
+  const graphs = new Map((sum.graphs || []).filter((g) => g.arch === arch).map((g) => [g.channel, g]));
+  let channel;
+  if (channels.includes(want.channel) && graphs.has(want.channel)) channel = want.channel;
+  else channel = channels.find((c) => graphs.get(c) && graphs.get(c).nodes > 0) || channels.find((c) => graphs.has(c)) || '';
+  return { arch, channel, graphs, graph: graphs.get(channel) };
+}
+
 async function applyNow(want, push) {
-  const idx = app.index;
-  const arches = idx.arches || [];
-  const channels = idx.channels || [];
-  state.arch = arches.includes(want.arch) ? want.arch : arches.includes('amd64') ? 'amd64' : arches[0] || '';
-  const graphs = new Map((idx.graphs || []).filter((g) => g.arch === state.arch).map((g) => [g.channel, g]));
-  if (channels.includes(want.channel) && graphs.has(want.channel)) state.channel = want.channel;
-  else state.channel = channels.find((c) => graphs.get(c) && graphs.get(c).nodes > 0) || channels.find((c) => graphs.has(c)) || '';
+  const arches = app.summary.arches || [];
+  const channels = app.summary.channels || [];
+  const { arch, channel, graphs } = resolve(want);
+  state.arch = arch;
+  state.channel = channel;
   state.view = want.view;
   state.q = want.q;
   fillSelect($('arch'), arches, state.arch);
@@ -186,12 +285,14 @@ async function applyNow(want, push) {
   const key = `${state.arch}/${state.channel}`;
   if (app.graphKey !== key) {
     setStatus(`Loading ${state.channel} (${state.arch})…`);
-    if ((meta.versions || []).includes(want.from)) prefetch(versionPath(state.arch, state.channel, want.from));
-    const t0 = performance.now();
-    const doc = await fetchJSON(meta.path || graphPath(state.arch, state.channel));
+    const path = meta.path || graphPath(state.arch, state.channel);
+    const t0 = Math.min(performance.now(), requested.get(path) ?? Infinity);
+    const doc = await fetchJSON(path);
+    const t1 = performance.now();
     app.graph = new Graph(doc);
     app.graphKey = key;
-    app.timings.graphLoad = performance.now() - t0;
+    const t2 = performance.now();
+    if (app.timings.graph === undefined) Object.assign(app.timings, { graph: t2, graphFetch: t1 - t0, graphIndex: t2 - t1, graphLoad: t2 - t0 });
   }
   const g = app.graph;
   state.from = g.index.has(want.from) ? want.from : defaultVersion(g);
@@ -199,33 +300,36 @@ async function applyNow(want, push) {
   writeURL(push);
   setStatus(`${state.channel} · ${state.arch}: ${g.nodes.length} releases, ${g.edgeCount} edges, ${g.conditionalCount} conditional`);
   const t0 = performance.now();
+  const details = renderDetails(); // first: it requests the release's file
   renderVersionList();
   fillTargets();
-  const details = renderDetails();
   renderPath();
-  app.timings.panels = performance.now() - t0;
-  await renderGraph();
+  const panels = performance.now() - t0;
+  // The graph is drawn once the details are in (their file was requested
+  // first), so both are painted in one frame rather than the details
+  // waiting for the drawing's frame and then needing one of their own.
+  await renderGraph(details);
   await details;
   document.body.dataset.ready = String(++app.renders);
-  if (app.timings.firstRender === undefined) app.timings.firstRender = performance.now();
+  if (app.timings.firstRender === undefined) {
+    app.timings.panels = panels;
+    app.timings.firstRender = performance.now();
+    performance.mark('upgraph-first-render');
+  }
 }
 
 // defaultVersion is the newest release that has an update (the newest
 // release usually has none yet), else the newest.
 function defaultVersion(g) {
-  let best = -1, bestWithUpdates = -1;
-  g.nodes.forEach((n, i) => {
-    if (best < 0 || compareVersions(n.version, g.version(best)) > 0) best = i;
-    if (g.out[i].length && (bestWithUpdates < 0 || compareVersions(n.version, g.version(bestWithUpdates)) > 0)) bestWithUpdates = i;
-  });
-  const i = bestWithUpdates >= 0 ? bestWithUpdates : best;
-  return i >= 0 ? g.version(i) : '';
+  const order = g.order();
+  const i = order.find((j) => g.out[j].length > 0) ?? order[0];
+  return i === undefined ? '' : g.version(i);
 }
 
 function fillSelect(sel, values, current, labels) {
   const same = sel.options.length === values.length && values.every((v, i) => sel.options[i].value === v);
   if (!same) {
-    sel.replaceChildren(...values.map((v, i) => el('option', { value: v, text: labels ? labels[i] : v })));
+    sel.replaceChildren(...values.map((v, i) => new Option(labels ? labels[i] : v, v)));
   }
   sel.value = current;
 }
@@ -233,8 +337,12 @@ function fillSelect(sel, values, current, labels) {
 // ---- version list (search) -------------------------------------------------
 
 function sortedVersions(g) {
-  if (!g.sorted) g.sorted = g.nodes.map((n) => n.version).sort((a, b) => compareVersions(b, a));
+  if (!g.sorted) g.sorted = g.order().map((i) => g.version(i));
   return g.sorted;
+}
+
+function escapeHTML(s) {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function matches(version, q) {
@@ -249,16 +357,17 @@ function renderVersionList() {
   const all = sortedVersions(g);
   const shown = all.filter((v) => matches(v, state.q));
   $('count').textContent = state.q ? `${shown.length} of ${all.length} versions` : `${all.length} versions`;
-  const frag = document.createDocumentFragment();
+  // One string for the browser's parser (a channel can list hundreds of
+  // releases), every value escaped; clicks are handled by one listener on
+  // the list (start).
+  let html = '';
   for (const v of shown) {
     const i = g.index.get(v);
-    const b = el('button', { type: 'button', 'data-version': v, title: `${g.out[i].length} updates, ${g.inn[i].length} releases update to it` },
-      el('span', { text: v }), el('span', { class: 'deg', text: `→${g.out[i].length}` }));
-    if (v === state.from) b.setAttribute('aria-current', 'true');
-    b.addEventListener('click', () => change({ from: v }, true));
-    frag.append(el('li', {}, b));
+    const current = v === state.from ? ' aria-current="true"' : '';
+    html += `<li><button type="button" data-version="${escapeHTML(v)}" title="${g.out[i].length} updates, ${g.inn[i].length} releases update to it"${current}>` +
+      `<span>${escapeHTML(v)}</span><span class="deg">→${g.out[i].length}</span></button></li>`;
   }
-  list.replaceChildren(frag);
+  list.innerHTML = html;
   const cur = list.querySelector('[aria-current=true]');
   if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
 }
@@ -343,9 +452,12 @@ async function renderDetails() {
 function fillTargets() {
   const g = app.graph;
   const s = g.index.get(state.from);
-  const reach = g.reachable(s).map((i) => g.version(i));
-  if (state.to && !reach.includes(state.to)) reach.push(state.to);
-  reach.sort((a, b) => compareVersions(b, a));
+  g.order();
+  const reach = g.reachable(s).sort((a, b) => g.rank[a] - g.rank[b]).map((i) => g.version(i));
+  if (state.to && !reach.includes(state.to)) {
+    reach.push(state.to);
+    reach.sort((a, b) => compareVersions(b, a));
+  }
   fillSelect($('to'), ['', ...reach], state.to, [reach.length ? `— ${reach.length} reachable versions —` : '— no update from here —', ...reach]);
 }
 
@@ -380,6 +492,7 @@ function renderPath() {
 // ---- graph -----------------------------------------------------------------
 
 function setupCy() {
+  app.timings.cytoscapeLoaded = performance.now();
   if (typeof cytoscape !== 'function') {
     setStatus('cytoscape.min.js did not load', true);
     return;
@@ -412,6 +525,7 @@ function setupCy() {
       { selector: 'edge.onpath.conditional', style: { 'line-color': '#c25e00', 'target-arrow-color': '#c25e00' } },
     ],
   });
+  app.timings.cytoscape = performance.now();
   app.cy.on('tap', 'node', (ev) => {
     const v = ev.target.id();
     if (v !== state.from) change({ from: v }, true);
@@ -528,6 +642,7 @@ function workerLayout(req) {
 // the planned path one more column to the right), newest at the top, a
 // column wrapping after COLUMN_ROWS releases. Linear in the nodes.
 function columnLayout(g, view) {
+  g.order(); // g.rank
   const col = new Map([[view.s, 1]]);
   for (const b of g.out[view.s]) col.set(b, 2);
   for (const a of g.inn[view.s]) if (!col.has(a)) col.set(a, 0);
@@ -546,7 +661,7 @@ function columnLayout(g, view) {
   let x = 0;
   for (const members of columns) {
     if (!members) continue;
-    members.sort((a, b) => compareVersions(g.version(b), g.version(a)));
+    members.sort((a, b) => g.rank[a] - g.rank[b]);
     const width = Math.max(...members.map((i) => nodeWidth(g.version(i)))) + 24;
     const sub = Math.ceil(members.length / COLUMN_ROWS);
     const rows = Math.ceil(members.length / sub);
@@ -577,7 +692,9 @@ function gridLayout(ids) {
   return pos;
 }
 
-async function renderGraph() {
+// renderGraph draws the view; it adds the elements to cytoscape once
+// before (a promise) has settled.
+async function renderGraph(before) {
   await app.cyReady;
   const cy = app.cy;
   if (!cy) return;
@@ -622,17 +739,29 @@ async function renderGraph() {
   for (const [a, b] of edgeList) {
     const key = `${a},${b}`;
     const cls = [];
-    if (!g.uncond[a].has(b)) cls.push('conditional');
+    if (!g.isUnconditional(a, b)) cls.push('conditional');
     if (view.pathEdges.has(key)) cls.push('onpath');
     else if (view.many) cls.push('many');
     els.push({ group: 'edges', data: { id: `e${key}`, source: g.version(a), target: g.version(b) }, classes: cls.join(' ') });
   }
+  await before;
+  if (seq !== layoutSeq) return; // superseded
   const t1 = performance.now();
+  // The nodes first, styled (boundingBox applies their style) before
+  // their edges exist: a node's style applied with its edges in place
+  // invalidates the bounds of every connected edge, property by property,
+  // and a release can have hundreds (on the largest real channel this
+  // saves about 15% of the main thread's time to the first render).
+  const nodes = [], edges = [];
+  for (const e of els) (e.group === 'nodes' ? nodes : edges).push(e);
   cy.batch(() => {
     cy.elements().remove();
-    cy.add(els);
+    cy.add(nodes);
   });
+  cy.nodes().boundingBox();
+  cy.batch(() => cy.add(edges));
   fitPositions(cy, els);
+  app.timings.drawStart = t1;
   app.timings.add = performance.now() - t1;
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   app.timings.draw = performance.now() - t1;

@@ -83,54 +83,74 @@ export function graphPath(arch, channel) {
 // Graph indexes a policy-engine document ({version, nodes, edges,
 // conditionalEdges}) for neighbourhood queries and path planning. Node i
 // is doc.nodes[i]; out[i] and inn[i] list neighbour indexes, each once.
+// An edge a → b is known by the number a * n + b (n nodes). Indexing is
+// linear in the edges: the risks of a conditional edge are only gathered
+// when asked for (risks), since a large channel has tens of thousands.
 export class Graph {
   constructor(doc) {
     this.doc = doc;
-    this.nodes = doc.nodes || [];
-    const n = this.nodes.length;
+    const nodes = (this.nodes = doc.nodes || []);
+    const n = nodes.length;
     this.index = new Map();
-    this.nodes.forEach((node, i) => {
-      if (!this.index.has(node.version)) this.index.set(node.version, i);
-    });
-    this.uncond = Array.from({ length: n }, () => new Set());
-    // cond[i]: Map target → risk objects, in the order the entries list them.
-    this.cond = Array.from({ length: n }, () => new Map());
-    this.edgeCount = 0;
-    for (const [a, b] of doc.edges || []) {
-      if (a >= 0 && a < n && b >= 0 && b < n && !this.uncond[a].has(b)) {
-        this.uncond[a].add(b);
-        this.edgeCount++;
+    for (let i = 0; i < n; i++) {
+      if (!this.index.has(nodes[i].version)) this.index.set(nodes[i].version, i);
+    }
+    const out = (this.out = Array.from({ length: n }, () => []));
+    const inn = (this.inn = Array.from({ length: n }, () => []));
+    // Plain indexed loops: this runs once, cold, over tens of thousands
+    // of edges.
+    this.unconditional = new Set();
+    const edges = doc.edges || [];
+    for (let j = 0; j < edges.length; j++) {
+      const a = edges[j][0], b = edges[j][1];
+      const key = a * n + b;
+      if (Number.isInteger(a) && Number.isInteger(b) && a >= 0 && a < n && b >= 0 && b < n && !this.unconditional.has(key)) {
+        this.unconditional.add(key);
+        out[a].push(b);
+        inn[b].push(a);
       }
     }
-    this.conditionalCount = 0;
-    for (const entry of doc.conditionalEdges || []) {
-      for (const e of entry.edges || []) {
+    this.edgeCount = this.unconditional.size;
+    // conditional: edge → the indexes of the entries listing it, in order.
+    this.conditional = new Map();
+    const entries = doc.conditionalEdges || [];
+    for (let k = 0; k < entries.length; k++) {
+      const listedEdges = entries[k].edges || [];
+      for (let j = 0; j < listedEdges.length; j++) {
+        const e = listedEdges[j];
         const a = this.index.get(e.from), b = this.index.get(e.to);
         if (a === undefined || b === undefined) continue;
-        let risks = this.cond[a].get(b);
-        if (!risks) {
-          risks = [];
-          this.cond[a].set(b, risks);
-          this.conditionalCount++;
+        const key = a * n + b;
+        const listed = this.conditional.get(key);
+        if (listed) {
+          if (listed[listed.length - 1] !== k) listed.push(k);
+          continue;
         }
-        for (const r of entry.risks || []) {
-          if (!risks.some((x) => x.name === r.name)) risks.push(r);
+        this.conditional.set(key, [k]);
+        if (!this.unconditional.has(key)) {
+          out[a].push(b);
+          inn[b].push(a);
         }
       }
     }
-    // One risk per name (the first definition met), sorted by name, as
-    // generator/path lists them.
-    for (const m of this.cond) for (const risks of m.values()) risks.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    this.out = Array.from({ length: n }, () => []);
-    this.inn = Array.from({ length: n }, () => []);
-    for (let a = 0; a < n; a++) {
-      const seen = new Set(this.uncond[a]);
-      for (const b of this.cond[a].keys()) seen.add(b);
-      for (const b of seen) {
-        this.out[a].push(b);
-        this.inn[b].push(a);
-      }
+    this.conditionalCount = this.conditional.size;
+  }
+
+  // isUnconditional tells whether an unconditional edge joins a → b.
+  isUnconditional(a, b) {
+    return this.unconditional.has(a * this.nodes.length + b);
+  }
+
+  // order returns the node indexes newest first (compareVersions), and
+  // rank[i] is the position of node i in it. Computed once.
+  order() {
+    if (!this.newestFirst) {
+      const versions = this.nodes.map((node) => node.version);
+      this.newestFirst = versions.map((_, i) => i).sort((a, b) => compareVersions(versions[b], versions[a]) || a - b);
+      this.rank = new Int32Array(versions.length);
+      this.newestFirst.forEach((i, r) => { this.rank[i] = r; });
     }
+    return this.newestFirst;
   }
 
   version(i) { return this.nodes[i].version; }
@@ -138,14 +158,28 @@ export class Graph {
   // hop describes the edge a → b: conditional only when no unconditional
   // edge joins them (a cluster takes the recommended update then).
   hop(a, b) {
-    if (this.uncond[a].has(b)) return { from: this.version(a), to: this.version(b), conditional: false, risks: [] };
+    if (this.isUnconditional(a, b)) return { from: this.version(a), to: this.version(b), conditional: false, risks: [] };
     return { from: this.version(a), to: this.version(b), conditional: true, risks: this.risks(a, b).map((r) => r.name) };
   }
 
   // risks returns the risk objects ({name, message, url, matchingRules})
-  // of the conditional edge a → b, [] when there is none.
+  // of the conditional edge a → b, [] when there is none: one per name
+  // (the first definition met, in the order the entries list them),
+  // sorted by name, as generator/path lists them.
   risks(a, b) {
-    return this.cond[a].get(b) || [];
+    const entries = this.conditional.get(a * this.nodes.length + b);
+    if (!entries) return [];
+    const names = new Set();
+    const risks = [];
+    for (const k of entries) {
+      for (const r of this.doc.conditionalEdges[k].risks || []) {
+        if (!names.has(r.name)) {
+          names.add(r.name);
+          risks.push(r);
+        }
+      }
+    }
+    return risks.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   }
 
   // reachable returns the indexes reachable from i (i excluded).
@@ -194,7 +228,7 @@ export class Graph {
       }
     }
     if (dist[s] < 0) return { found: false, hops: [] };
-    const cost = (a, b) => (this.uncond[a].has(b) ? 0 : 1);
+    const cost = (a, b) => (this.isUnconditional(a, b) ? 0 : 1);
     // cond[v]: fewest conditional hops on a shortest path v → t; order is
     // by non-decreasing dist, so successors come first.
     const cond = new Int32Array(n).fill(-1);

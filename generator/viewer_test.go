@@ -1,0 +1,99 @@
+package generator_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	upgraph "github.com/upgraph/upgraph"
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/site/viewer"
+)
+
+// summaryDoc is the content of viewer.SummaryFile.
+type summaryDoc struct {
+	Format   int              `json:"format"`
+	Arches   []string         `json:"arches"`
+	Channels []string         `json:"channels"`
+	Graphs   []manifest.Graph `json:"graphs"`
+}
+
+// TestViewerSummary: a tree with the viewer carries its table of graphs
+// (viewer.SummaryFile), listed in index.json like any file, agreeing with
+// it and independent of the generation time; a tree without the viewer
+// does not.
+func TestViewerSummary(t *testing.T) {
+	built, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
+		upgraph.DemoGraphData(), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	var first []byte
+	for k, noViewer := range []bool{false, false, true} {
+		dir := filepath.Join(base, fmt.Sprint(k))
+		m, err := generator.Render(context.Background(), built, generator.RenderOptions{
+			Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Date(2026, 1, 2, 3, 4, 5+k, 0, time.UTC), NoViewer: noViewer,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, listed := m.Files[viewer.SummaryFile]
+		data, readErr := os.ReadFile(filepath.Join(dir, filepath.FromSlash(viewer.SummaryFile)))
+		if noViewer {
+			if listed || readErr == nil {
+				t.Errorf("tree without the viewer has %s", viewer.SummaryFile)
+			}
+			continue
+		}
+		if readErr != nil || !listed {
+			t.Fatalf("%s: listed %v, %v", viewer.SummaryFile, listed, readErr)
+		}
+		if first == nil {
+			first = data
+		} else if !bytes.Equal(data, first) {
+			t.Errorf("%s depends on the generation time:\n%s\n%s", viewer.SummaryFile, first, data)
+		}
+		if f.SHA256 != manifest.SHA256(data) || f.Size != int64(len(data)) {
+			t.Errorf("index.json lists %s as %+v, the file has %d bytes", viewer.SummaryFile, f, len(data))
+		}
+		if !bytes.HasSuffix(data, []byte("}\n")) || bytes.Count(data, []byte("\n")) != 1 {
+			t.Errorf("%s is not one line of compact JSON: %q", viewer.SummaryFile, data)
+		}
+		var got summaryDoc
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatalf("%s: %v", viewer.SummaryFile, err)
+		}
+		want := summaryDoc{Format: m.Format, Arches: m.Arches, Channels: m.Channels}
+		for _, g := range m.Graphs {
+			g.Versions = nil
+			want.Graphs = append(want.Graphs, g)
+		}
+		if got, want := jsonOf(t, got), jsonOf(t, want); got != want {
+			t.Errorf("%s says\n%s\nindex.json says\n%s", viewer.SummaryFile, got, want)
+		}
+		if len(got.Graphs) != 8 {
+			t.Errorf("%s: %d graphs", viewer.SummaryFile, len(got.Graphs))
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
