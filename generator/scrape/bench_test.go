@@ -63,10 +63,12 @@ func BenchmarkScrape(b *testing.B) {
 			run(b, cache())
 			c := proxy.Counts()
 			total.Requests += c.Requests
+			total.TagLists += c.TagLists
 			total.BlobGETs += c.BlobGETs
 			total.Bytes += c.Bytes
 		}
 		b.ReportMetric(float64(total.Requests)/float64(b.N), "requests/op")
+		b.ReportMetric(float64(total.TagLists)/float64(b.N), "taglists/op")
 		b.ReportMetric(float64(total.BlobGETs)/float64(b.N), "blobGETs/op")
 		b.ReportMetric(float64(total.Bytes)/float64(b.N), "bytes/op")
 	}
