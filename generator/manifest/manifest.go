@@ -4,7 +4,6 @@
 package manifest
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +13,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // Format is the version of the output layout described here.
@@ -122,15 +123,7 @@ func GraphPath(arch, channel string) string {
 
 // Encode renders the manifest deterministically (map keys sorted, no HTML
 // escaping), ending in a newline.
-func (m *Manifest) Encode() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func (m *Manifest) Encode() ([]byte, error) { return jsonw.Marshal(m) }
 
 // Read loads index.json from the tree at dir.
 func Read(dir string) (*Manifest, error) {

@@ -6,6 +6,8 @@
 package jsonw
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strconv"
 )
@@ -71,4 +73,17 @@ func StringMap(b []byte, m map[string]string) []byte {
 		b = String(b, m[k])
 	}
 	return append(b, '}')
+}
+
+// Marshal encodes v with encoding/json the way upgraph's other files
+// (index.json, the viewer's table) are written: compact, map keys sorted,
+// no HTML escaping, one trailing newline.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -10,13 +10,12 @@
 package viewer
 
 import (
-	"bytes"
 	"embed"
-	"encoding/json"
 	"io/fs"
 	"path"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 //go:embed web/index.html web/app.js web/graph.js web/layout-worker.js web/style.css
@@ -94,11 +93,5 @@ func Summary(m *manifest.Manifest) ([]byte, error) {
 		s.Graphs = append(s.Graphs, summaryGraph{Channel: g.Channel, Arch: g.Arch, Path: g.Path,
 			Nodes: g.Nodes, Edges: g.Edges, ConditionalEdges: g.ConditionalEdges})
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return jsonw.Marshal(s)
 }
