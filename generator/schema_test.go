@@ -15,10 +15,12 @@ import (
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/schema"
+	"github.com/upgraph/upgraph/site/viewer"
 )
 
 // TestOutputMatchesSchemas: every graph file of the demo tree is a valid
-// policy-engine response and index.json a valid manifest.
+// policy-engine response, index.json a valid manifest and viewer/graphs.json
+// a valid table of graphs.
 func TestOutputMatchesSchemas(t *testing.T) {
 	ctx := context.Background()
 	built, err := generator.Build(ctx, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
@@ -58,4 +60,6 @@ func TestOutputMatchesSchemas(t *testing.T) {
 		t.Errorf("validated only %d graph files", graphs)
 	}
 	check(schema.Index, filepath.Join(dir, "index.json"))
+	// Present in every tree with the viewer (the default).
+	check(schema.ViewerGraphs, filepath.Join(dir, filepath.FromSlash(viewer.SummaryFile)))
 }

@@ -212,6 +212,28 @@ func checkIndex(doc any) []Problem {
 		return nil
 	}
 	files, okFiles := m["files"].(map[string]any)
+	return checkGraphList(m, func(i int, path string) []Problem {
+		if _, listed := files[path]; okFiles && !listed {
+			return []Problem{{Pointer: fmt.Sprintf("/graphs/%d/path", i), Message: fmt.Sprintf("%s is not in files", path)}}
+		}
+		return nil
+	})
+}
+
+// checkViewerGraphs: every listed graph's channel and arch are listed
+// (the viewer's pickers offer only those).
+func checkViewerGraphs(doc any) []Problem {
+	m, _ := doc.(map[string]any)
+	if m == nil {
+		return nil
+	}
+	return checkGraphList(m, nil)
+}
+
+// checkGraphList checks that each of m's graphs has its channel in
+// channels and its arch in arches, and passes each graph's path to
+// checkPath when not nil.
+func checkGraphList(m map[string]any, checkPath func(i int, path string) []Problem) []Problem {
 	set := func(key string) (map[string]bool, bool) {
 		arr, ok := m[key].([]any)
 		s := map[string]bool{}
@@ -229,10 +251,8 @@ func checkIndex(doc any) []Problem {
 	for i, x := range graphs {
 		g, _ := x.(map[string]any)
 		at := fmt.Sprintf("/graphs/%d", i)
-		if p, ok := g["path"].(string); ok && okFiles {
-			if _, listed := files[p]; !listed {
-				ps = append(ps, Problem{Pointer: at + "/path", Message: fmt.Sprintf("%s is not in files", p)})
-			}
+		if p, ok := g["path"].(string); ok && checkPath != nil {
+			ps = append(ps, checkPath(i, p)...)
 		}
 		if c, ok := g["channel"].(string); ok && okChannels && !channels[c] {
 			ps = append(ps, Problem{Pointer: at + "/channel", Message: fmt.Sprintf("channel %q is not in channels", c)})

@@ -183,6 +183,17 @@ matchingRules:
           "graph/empty.json":{"sha256":"0000000000000000000000000000000000000000000000000000000000000000","size":1}}
 }
 `
+	viewerGraphs = `{"format":1,
+ "arches":["amd64","arm64"],"channels":["fast-4.16","stable-4.16"],
+ "graphs":[
+  {"channel":"fast-4.16","arch":"amd64","path":"graph/amd64/fast-4.16.json","nodes":6,"edges":13,"conditionalEdges":1},
+  {"channel":"stable-4.16","arch":"arm64","path":"graph/arm64/stable-4.16.json","nodes":5,"edges":9,"conditionalEdges":0}
+ ]}
+`
+	// demoViewerGraphs is the demo tree's viewer/graphs.json as
+	// upgraph generate --demo writes it (compact, one line).
+	demoViewerGraphs = `{"format":1,"arches":["amd64","arm64"],"channels":["candidate-4.16","fast-4.16","stable-4.15","stable-4.16"],"graphs":[{"channel":"candidate-4.16","arch":"amd64","path":"graph/amd64/candidate-4.16.json","nodes":6,"edges":13,"conditionalEdges":1},{"channel":"candidate-4.16","arch":"arm64","path":"graph/arm64/candidate-4.16.json","nodes":6,"edges":13,"conditionalEdges":1},{"channel":"fast-4.16","arch":"amd64","path":"graph/amd64/fast-4.16.json","nodes":6,"edges":13,"conditionalEdges":1},{"channel":"fast-4.16","arch":"arm64","path":"graph/arm64/fast-4.16.json","nodes":6,"edges":13,"conditionalEdges":1},{"channel":"stable-4.15","arch":"amd64","path":"graph/amd64/stable-4.15.json","nodes":3,"edges":3,"conditionalEdges":0},{"channel":"stable-4.15","arch":"arm64","path":"graph/arm64/stable-4.15.json","nodes":3,"edges":3,"conditionalEdges":0},{"channel":"stable-4.16","arch":"amd64","path":"graph/amd64/stable-4.16.json","nodes":5,"edges":9,"conditionalEdges":0},{"channel":"stable-4.16","arch":"arm64","path":"graph/arm64/stable-4.16.json","nodes":5,"edges":9,"conditionalEdges":0}]}
+`
 	release = `{
   "kind": "cincinnati-metadata-v0",
   "version": "4.16.0",
@@ -203,7 +214,8 @@ func TestValidDocuments(t *testing.T) {
 		kind Kind
 		doc  string
 	}{{BlockedEdge, risk}, {BlockedEdge, block}, {Channel, channel}, {Graph, graph}, {GraphBuilder, gbGraph},
-		{Index, index}, {ReleaseMetadata, release}, {RawMetadata, raw}, {Graph, `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`}} {
+		{Index, index}, {ViewerGraphs, viewerGraphs}, {ViewerGraphs, demoViewerGraphs},
+		{ViewerGraphs, `{"format":1,"arches":[],"channels":[],"graphs":[]}`}, {ReleaseMetadata, release}, {RawMetadata, raw}, {Graph, `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`}} {
 		validate := Validate
 		if c.kind == BlockedEdge || c.kind == Channel {
 			validate = ValidateYAML
@@ -338,6 +350,31 @@ func TestInvalidDocuments(t *testing.T) {
 		{"index escaping file path", Index, rep(index, `"graph/empty.json"`, `"../empty.json"`), "/files/..~1empty.json", 11, "relative path"},
 		{"index bad file digest", Index, rep(index, `"graph/empty.json":{"sha256":"0000`, `"graph/empty.json":{"sha256":"X000`), "/files/graph~1empty.json/sha256", 11, "hex"},
 		{"index file without size", Index, rep(index, `"graph/empty.json":{"sha256":"0000000000000000000000000000000000000000000000000000000000000000","size":1}`, `"graph/empty.json":{"sha256":"0000000000000000000000000000000000000000000000000000000000000000"}`), "/files/graph~1empty.json", 11, "missing properties: 'size'"},
+
+		// viewer/graphs.json
+		{"viewer graphs missing graphs", ViewerGraphs, viewerGraphs[:strings.Index(viewerGraphs, ",\n \"graphs\"")] + "}\n", "", 1, "missing properties: 'graphs'"},
+		{"viewer graphs missing channels", ViewerGraphs, rep(viewerGraphs, `"channels":["fast-4.16","stable-4.16"],`, ""), "", 1, "missing properties: 'channels'"},
+		{"viewer graphs format 2", ViewerGraphs, rep(viewerGraphs, `"format":1`, `"format":2`), "/format", 1, "must be 1"},
+		{"viewer graphs format string", ViewerGraphs, rep(viewerGraphs, `"format":1`, `"format":"1"`), "/format", 1, "must be 1"},
+		{"viewer graphs unknown key", ViewerGraphs, rep(viewerGraphs, `"format":1,`, `"format":1,"generatedAt":"2026-11-21T20:00:00Z",`), "/generatedAt", 1, `"generatedAt" is not allowed`},
+		{"viewer graphs arches not a list", ViewerGraphs, rep(viewerGraphs, `["amd64","arm64"]`, `"amd64"`), "/arches", 2, "array"},
+		{"viewer graphs duplicate arch", ViewerGraphs, rep(viewerGraphs, `["amd64","arm64"]`, `["amd64","arm64","amd64"]`), "/arches", 2, "equal"},
+		{"viewer graphs bad arch", ViewerGraphs, rep(viewerGraphs, `["amd64","arm64"]`, `["amd64","arm64","ARM64"]`), "/arches/2", 2, "architecture"},
+		{"viewer graphs bad channel", ViewerGraphs, rep(viewerGraphs, `"stable-4.16"],`, `"stable-4.16","Stable 4.16"],`), "/channels/2", 2, "channel name"},
+		{"viewer graph missing path", ViewerGraphs, rep(viewerGraphs, `"path":"graph/arm64/stable-4.16.json",`, ""), "/graphs/1", 5, "missing properties: 'path'"},
+		{"viewer graph missing conditionalEdges", ViewerGraphs, rep(viewerGraphs, `,"conditionalEdges":0}`, "}"), "/graphs/1", 5, "missing properties: 'conditionalEdges'"},
+		{"viewer graph with versions", ViewerGraphs, rep(viewerGraphs, `"conditionalEdges":0}`, `"conditionalEdges":0,"versions":["4.16.0"]}`), "/graphs/1/versions", 5, `"versions" is not allowed`},
+		{"viewer graph nodes a string", ViewerGraphs, rep(viewerGraphs, `"nodes":5`, `"nodes":"5"`), "/graphs/1/nodes", 5, "integer"},
+		{"viewer graph nodes fractional", ViewerGraphs, rep(viewerGraphs, `"nodes":5`, `"nodes":5.5`), "/graphs/1/nodes", 5, "integer"},
+		{"viewer graph negative edges", ViewerGraphs, rep(viewerGraphs, `"edges":9`, `"edges":-1`), "/graphs/1/edges", 5, ">= 0"},
+		{"viewer graph path outside graph/", ViewerGraphs, rep(viewerGraphs, `"graph/arm64/stable-4.16.json"`, `"index.json"`), "/graphs/1/path", 5, "graph/<arch>/<channel>.json"},
+		{"viewer graph escaping path", ViewerGraphs, rep(viewerGraphs, `"graph/arm64/stable-4.16.json"`, `"graph/../stable-4.16.json"`), "/graphs/1/path", 5, "relative path"},
+		{"viewer graph channel not in channels", ViewerGraphs, rep(viewerGraphs, `{"channel":"stable-4.16"`, `{"channel":"stable-4.15"`), "/graphs/1/channel", 5, "not in channels"},
+		{"viewer graph arch not in arches", ViewerGraphs, rep(viewerGraphs, `["amd64","arm64"]`, `["amd64"]`), "/graphs/1/arch", 5, "not in arches"},
+		{"viewer graphs duplicate key", ViewerGraphs, rep(viewerGraphs, `"format":1,`, `"format":1,"format":1,`), "/format", 1, "duplicate key"},
+		{"demo viewer graphs missing edges", ViewerGraphs, rep(demoViewerGraphs, `"nodes":6,"edges":13,`, `"nodes":6,`), "/graphs/0", 1, "missing properties: 'edges'"},
+		{"demo viewer graphs extra key", ViewerGraphs, rep(demoViewerGraphs, `{"format":1,`, `{"format":1,"counts":{},`), "/counts", 1, `"counts" is not allowed`},
+		{"demo viewer graphs channels not a list", ViewerGraphs, rep(demoViewerGraphs, `"channels":["candidate-4.16","fast-4.16","stable-4.15","stable-4.16"]`, `"channels":"candidate-4.16"`), "/channels", 1, "array"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -40,11 +40,15 @@ const (
 	GraphBuilder Kind = "graph-gb"
 	// Index is upgraph's output manifest, index.json.
 	Index Kind = "index"
+	// ViewerGraphs is the viewer's table of a tree's graphs,
+	// viewer/graphs.json: index.json's format, arches, channels and graphs
+	// without their versions.
+	ViewerGraphs Kind = "viewer-graphs"
 )
 
 // Kinds lists every kind Validate accepts.
 func Kinds() []Kind {
-	return []Kind{ReleaseMetadata, Channel, BlockedEdge, RawMetadata, Graph, GraphBuilder, Index}
+	return []Kind{ReleaseMetadata, Channel, BlockedEdge, RawMetadata, Graph, GraphBuilder, Index, ViewerGraphs}
 }
 
 // FileName is the name of the kind's schema file (in Files and at
@@ -221,6 +225,8 @@ func (st *compiled) check(kind Kind, sch *jsonschema.Schema, v any) []Problem {
 		ps = append(ps, checkGraph(v)...)
 	case Index:
 		ps = append(ps, checkIndex(v)...)
+	case ViewerGraphs:
+		ps = append(ps, checkViewerGraphs(v)...)
 	}
 	return ps
 }
