@@ -1,5 +1,5 @@
 // Package registrytest is shared test infrastructure for the registry-scraping
-// tests: it runs a real CNCF distribution v3 registry (installed by .ci/deps),
+// tests: it runs a real CNCF distribution v3 registry (registryd, installed by .ci/deps),
 // puts a counting, fault-injecting HTTP proxy in front of it, and builds and
 // pushes OpenShift-style release images with go-containerregistry.
 //

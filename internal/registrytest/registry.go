@@ -15,12 +15,15 @@ import (
 	"time"
 )
 
-// RegistryModule is the CNCF distribution release the tests run; .ci/deps
-// installs it with `go install` into $(go env GOPATH)/bin/registry. v3,
-// not Debian's 2.8: 2.8 compiles its whole URL router on every request
-// (distribution/distribution#3683), which made the test registry, not the
-// client, the cost a warm scrape measured.
-const RegistryModule = "github.com/distribution/distribution/v3/cmd/registry@v3.1.2"
+// registryd (./registryd) is the CNCF distribution v3 registry the tests
+// run, with only the filesystem driver; .ci/deps installs it into
+// $(go env GOPATH)/bin. v3, not Debian's 2.8: 2.8 compiles its whole URL
+// router on every request (distribution/distribution#3683), which made the
+// test registry, not the client, the cost a warm scrape measured.
+const registryBinaryName = "registryd"
+
+// RegistryVersion is what registryd --version must print.
+const RegistryVersion = "github.com/distribution/distribution/v3 v3.1.2"
 
 // registryEnvVar names a registry binary to use instead of the installed one.
 const registryEnvVar = "UPGRAPH_TEST_REGISTRY"
@@ -76,7 +79,7 @@ func findBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() { binPath, binErr = lookupBinary() })
 	if binErr != nil {
-		t.Fatalf("registrytest: %v; run `bash .ci/deps` (it runs go install %s)", binErr, RegistryModule)
+		t.Fatalf("registrytest: %v; run `bash .ci/deps` (it installs internal/registrytest/registryd)", binErr)
 	}
 	return binPath
 }
@@ -95,14 +98,13 @@ func lookupBinary() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("go env GOPATH: %w", err)
 	}
-	p := filepath.Join(filepath.SplitList(strings.TrimSpace(string(gopath)))[0], "bin", "registry")
+	p := filepath.Join(filepath.SplitList(strings.TrimSpace(string(gopath)))[0], "bin", registryBinaryName)
 	out, err := exec.Command(p, "--version").Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", p, err)
 	}
-	// Another program may be called "registry": insist on distribution v3.
-	if !strings.Contains(string(out), "distribution/distribution/v3") {
-		return "", fmt.Errorf("%s is not CNCF distribution v3 (it says %q)", p, strings.TrimSpace(string(out)))
+	if !strings.Contains(string(out), RegistryVersion) {
+		return "", fmt.Errorf("%s is not %s (it says %q)", p, RegistryVersion, strings.TrimSpace(string(out)))
 	}
 	return p, nil
 }

@@ -414,12 +414,22 @@ func TestLaunchRejectsTakenPort(t *testing.T) {
 }
 
 // The registry .ci/deps installs is the one the tests insist on.
-func TestDepsInstallRegistryModule(t *testing.T) {
+func TestDepsInstallRegistryd(t *testing.T) {
 	deps, err := os.ReadFile("../../.ci/deps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(deps), "go install "+RegistryModule) {
-		t.Errorf(".ci/deps does not run go install %s", RegistryModule)
+	mod, err := os.ReadFile("registryd/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, version, _ := strings.Cut(RegistryVersion, " ")
+	if !strings.Contains(string(mod), "require "+name+" "+version+"\n") {
+		t.Errorf("registryd/go.mod does not require %s", RegistryVersion)
+	}
+	for _, want := range []string{"internal/registrytest/registryd", RegistryVersion} {
+		if !strings.Contains(string(deps), want) {
+			t.Errorf(".ci/deps does not mention %q", want)
+		}
 	}
 }
