@@ -14,7 +14,7 @@ type fastAnswer struct {
 	size      int64
 	body      []byte   // the body, unless file is set
 	file      *os.File // an identity body, sent with sendfile
-	release   func()   // after file was sent
+	release   func()   // when file is set: called once the answer is written
 }
 
 // fastAnswer answers a graph request the way serveGraph does, from the
@@ -48,12 +48,11 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 	default:
 		f := t.gen.Manifest.Files[t.name]
 		a.etag, a.size = etagOf(f.SHA256), f.Size
-		if _, verified := h.verified.Load(f.SHA256); !verified {
-			data, _, err := t.gen.read(t.name)
-			if err != nil {
-				return a, false
-			}
-			h.verified.Store(f.SHA256, true)
+		data, err := h.readUnverified(t.gen, t.name, f.SHA256)
+		if err != nil {
+			return a, false
+		}
+		if data != nil {
 			a.body = data
 			break
 		}
@@ -65,11 +64,7 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 	}
 	a.status = 200
 	if etagMatches(r.ifNoneMatch, a.etag) {
-		a.status = 304
-		if a.release != nil {
-			a.release()
-			a.file, a.release = nil, nil
-		}
+		a.status = 304 // write releases the file it does not send
 	}
 	return a, true
 }

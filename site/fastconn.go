@@ -38,7 +38,8 @@ func (fc *fastConn) serve() {
 			if started {
 				// A partial or oversized head: net/http answers or times it
 				// out as it would have from the start.
-				handedOff = fc.handoff()
+				fc.handoff()
+				handedOff = true
 			}
 			return
 		}
@@ -53,7 +54,8 @@ func (fc *fastConn) serve() {
 			a, ok = h.fastAnswer(&r)
 		}
 		if !ok || lax {
-			handedOff = fc.handoff()
+			fc.handoff()
+			handedOff = true
 			return
 		}
 		fc.br.Discard(end)
@@ -100,11 +102,10 @@ func (fc *fastConn) readHead() (head []byte, end int, lax, started bool, err err
 }
 
 // handoff gives the connection, with what was read of it, to net/http.
-func (fc *fastConn) handoff() bool {
+func (fc *fastConn) handoff() {
 	fc.c.SetReadDeadline(time.Time{})
 	fc.s.handoffs.Add(1)
 	fc.s.handoff.push(&bufferedConn{Conn: fc.c, r: fc.br})
-	return true
 }
 
 // write sends the answer's head and body. The head carries the headers

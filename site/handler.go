@@ -257,12 +257,11 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 		return nil
 	}
 	f := gen.Manifest.Files[name]
-	if _, ok := h.verified.Load(f.SHA256); !ok {
-		data, _, err := gen.read(name)
-		if err != nil {
-			return err
-		}
-		h.verified.Store(f.SHA256, true)
+	data, err := h.readUnverified(gen, name, f.SHA256)
+	if err != nil {
+		return err
+	}
+	if data != nil {
 		h.writeContent(w, r, mediaType, &content{body: data, etag: etagOf(f.SHA256)}, h.opts.CacheControl)
 		return nil
 	}
@@ -275,6 +274,21 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 		io.Copy(w, file) // sendfile through http's ReadFrom
 	}
 	return nil
+}
+
+// readUnverified returns the content of a file whose digest has not been
+// checked yet in this process, checked; nil once it has been, when the file
+// may be streamed as it is.
+func (h *Handler) readUnverified(gen *Generation, name, digest string) ([]byte, error) {
+	if _, ok := h.verified.Load(digest); ok {
+		return nil, nil
+	}
+	data, _, err := gen.read(name)
+	if err != nil {
+		return nil, err
+	}
+	h.verified.Store(digest, true)
+	return data, nil
 }
 
 // newContent wraps a body with its ETag (a prefix of its sha256).
