@@ -75,7 +75,21 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	gd, err := graphdata.Load(graphData, opts.GraphData)
+	// Graph-data and releases are independent until graph-data is applied.
+	var (
+		gd    *graphdata.GraphData
+		gdErr error
+		done  = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		gd, gdErr = graphdata.Load(graphData, opts.GraphData)
+	}()
+	g, err := releases.Graph(ctx)
+	<-done
+	if gdErr != nil {
+		return nil, gdErr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +97,6 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		log.Warn("graph-data", "problem", w.Error())
 	}
 	sigs, err := gd.Signatures.Merge(opts.Signatures)
-	if err != nil {
-		return nil, err
-	}
-	g, err := releases.Graph(ctx)
 	if err != nil {
 		return nil, err
 	}

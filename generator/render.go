@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -16,6 +17,7 @@ import (
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/sha256x16"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/site/viewer"
 )
@@ -161,20 +163,41 @@ func selectOutputs(b *Built, opts RenderOptions, log *slog.Logger) (channels, ar
 
 type job struct{ channel, arch string }
 
-// plannedFile is one file of the tree. owner is the index of the planned
-// file whose content it shares (itself for the first of its content).
-type plannedFile struct {
+// treeFile is one file of the tree. A file whose content an earlier one
+// already has is linked to it (owner) rather than rendered again.
+type treeFile struct {
 	name  string
-	job   int
-	pos   int // node position in the view; -1 for the channel graph
-	owner int
+	owner *treeFile // nil: rendered, info is its own
+	info  manifest.File
 }
 
-// renderAll writes the tree in phases so that no worker waits on another:
-// views and content keys are computed in parallel, each distinct content
-// is assigned to its first file in job order, owners are rendered, hashed
-// and written in parallel, and the other files become links to them.
-// served[i] tells whether node i is in some rendered graph.
+// contentOwners maps a content key (views.Layout) to the first file
+// claiming it.
+type contentOwners struct {
+	mu     sync.Mutex
+	owners map[string]*treeFile
+}
+
+// claim returns the file already owning key, or records f as its owner
+// and returns nil.
+func (c *contentOwners) claim(key string, f *treeFile) *treeFile {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.owners[key]; ok {
+		return o
+	}
+	c.owners[key] = f
+	return nil
+}
+
+// renderAll writes the tree in one pass over the channel × arch jobs,
+// largest channels first so no worker is left with a big one at the end:
+// each job computes its view, claims the content key of each of its
+// files, and renders, hashes and stores the files it was first to claim.
+// The files whose content another file has are then linked to it. Which
+// of two identical files is written and which is linked depends on
+// scheduling, but not the bytes of the tree or index.json. served[i]
+// tells whether node i is in some rendered graph.
 func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) (served []bool, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
@@ -186,104 +209,77 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 			jobs = append(jobs, job{c, a})
 		}
 	}
-	// Only the keys are kept between phases: holding every view would
-	// double peak memory, and recomputing one costs little.
-	type jobKeys struct {
-		channel  string
-		versions []string
-		keys     []string
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
 	}
-	keys := make([]jobKeys, len(jobs))
+	slices.SortStableFunc(order, func(i, j int) int {
+		return ix.Members(jobs[j].channel) - ix.Members(jobs[i].channel)
+	})
+
+	links, canLink := st.(writer.Linker)
+	owners := contentOwners{owners: map[string]*treeFile{}}
+	files := make([][]treeFile, len(jobs))
 	members := make([][]int, len(jobs))
 	m.Graphs = make([]manifest.Graph, len(jobs))
-	err = parallel(ctx, workers, len(jobs), func(_, i int) error {
+	renderers := make([]*views.Renderer, workers)
+	batches := make([]fileBatch, workers)
+	for w := range renderers {
+		renderers[w] = views.NewRenderer(b.Graph)
+	}
+	err = parallel(ctx, workers, len(jobs), func(w, o int) error {
+		i := order[o]
 		v := ix.View(jobs[i].channel, jobs[i].arch)
 		if err := checkUniqueVersions(ix, v); err != nil {
 			return err
 		}
 		l := views.NewLayout(v)
-		keys[i] = jobKeys{l.ChannelKey, v.Versions, l.VersionKeys}
 		members[i] = v.Nodes
 		m.Graphs[i] = manifest.Graph{
 			Channel: jobs[i].channel, Arch: jobs[i].arch, Path: manifest.GraphPath(jobs[i].arch, jobs[i].channel),
 			Nodes: len(v.Nodes), Edges: len(v.Edges), ConditionalEdges: len(v.ConditionalPairs),
 			Versions: v.Versions,
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	served = make([]bool, b.Graph.Len())
-	for _, nodes := range members {
-		for _, i := range nodes {
-			served[i] = true
+		own := make([]treeFile, 1+len(v.Versions))
+		files[i] = own
+		own[0].name = m.Graphs[i].Path
+		dir := path.Join("graph", jobs[i].arch, jobs[i].channel)
+		for p, s := range v.Versions {
+			own[1+p].name = path.Join(dir, views.FileName(s))
 		}
-	}
-	members = nil
-
-	links, canLink := st.(writer.Linker)
-	var plan []plannedFile
-	jobStart := make([]int, len(jobs)+1)
-	owners := map[string]int{}
-	add := func(name, key string, j, pos int) {
-		owner, seen := owners[key]
-		if !seen || !canLink {
-			owner = len(plan)
-			owners[key] = owner
-		}
-		plan = append(plan, plannedFile{name: name, job: j, pos: pos, owner: owner})
-	}
-	owned := make([]bool, len(jobs))
-	for j, jk := range keys {
-		jobStart[j] = len(plan)
-		add(manifest.GraphPath(jobs[j].arch, jobs[j].channel), jk.channel, j, -1)
-		dir := path.Join("graph", jobs[j].arch, jobs[j].channel)
-		for p, v := range jk.versions {
-			add(path.Join(dir, views.FileName(v)), jk.keys[p], j, p)
-		}
-		for k := jobStart[j]; k < len(plan); k++ {
-			owned[j] = owned[j] || plan[k].owner == k
-		}
-	}
-	keys = nil
-	jobStart[len(jobs)] = len(plan)
-
-	info := make([]manifest.File, len(plan))
-	renderers := make([]*views.Renderer, workers)
-	for w := range renderers {
-		renderers[w] = views.NewRenderer(b.Graph)
-	}
-	err = parallel(ctx, workers, len(jobs), func(w, j int) error {
-		if !owned[j] {
-			return nil
-		}
-		r, l := renderers[w], views.NewLayout(ix.View(jobs[j].channel, jobs[j].arch))
-		var buf []byte
-		for k := jobStart[j]; k < jobStart[j+1]; k++ {
-			f := plan[k]
-			if f.owner != k {
-				continue
+		r, fb := renderers[w], &batches[w]
+		for k := range own {
+			f := &own[k]
+			key := l.ChannelKey
+			if k > 0 {
+				key = l.VersionKeys[k-1]
 			}
-			if f.pos < 0 {
-				buf = r.Channel(l.View)
+			if canLink {
+				if f.owner = owners.claim(key, f); f.owner != nil {
+					continue
+				}
+			}
+			buf := fb.next()
+			if k == 0 {
+				buf = r.Channel(buf, v)
 			} else {
-				buf = r.Version(buf[:0], l, f.pos)
+				buf = r.Version(buf, l, k-1)
 			}
-			info[k] = manifest.File{SHA256: manifest.SHA256(buf), Size: int64(len(buf))}
-			if err := st.Put(ctx, f.name, buf); err != nil {
-				return err
+			if fb.add(f, buf) {
+				if err := fb.flush(ctx, st); err != nil {
+					return err
+				}
 			}
 		}
-		return nil
+		return fb.flush(ctx, st)
 	})
 	if err != nil {
 		return nil, err
 	}
 	err = parallel(ctx, workers, len(jobs), func(_, j int) error {
-		for k := jobStart[j]; k < jobStart[j+1]; k++ {
-			if f := plan[k]; f.owner != k {
-				if err := links.Link(ctx, plan[f.owner].name, f.name); err != nil {
+		for k := range files[j] {
+			if f := &files[j][k]; f.owner != nil {
+				if err := links.Link(ctx, f.owner.name, f.name); err != nil {
 					return err
 				}
 			}
@@ -294,13 +290,24 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		return nil, err
 	}
 
-	for k, f := range plan {
-		fi := info[f.owner]
-		m.Files[f.name] = fi
-		m.Counts.Bytes += fi.Size
-		if f.owner == k {
-			m.Counts.DistinctFiles++
-			m.Counts.DistinctBytes += fi.Size
+	served = make([]bool, b.Graph.Len())
+	for _, nodes := range members {
+		for _, i := range nodes {
+			served[i] = true
+		}
+	}
+	for _, jobFiles := range files {
+		for k := range jobFiles {
+			f := &jobFiles[k]
+			fi := f.info
+			if f.owner != nil {
+				fi = f.owner.info
+			} else {
+				m.Counts.DistinctFiles++
+				m.Counts.DistinctBytes += fi.Size
+			}
+			m.Files[f.name] = fi
+			m.Counts.Bytes += fi.Size
 		}
 	}
 	for _, g := range m.Graphs {
@@ -309,6 +316,58 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	m.Counts.Graphs = len(m.Graphs)
 	m.Counts.Files = len(m.Files) + 1 // index.json itself
 	return served, nil
+}
+
+// fileBatch collects rendered files so they are hashed together (see
+// sha256x16: sixteen at a time where the CPU allows) before being stored.
+// Its buffers are reused from batch to batch; a Store does not keep them.
+type fileBatch struct {
+	bufs  [][]byte
+	files []*treeFile // the file of bufs[i]
+	bytes int
+}
+
+// Enough files for the hash lanes to stay busy, few enough bytes that the
+// batch is still in cache when it is hashed and written.
+const (
+	batchFiles = 48
+	batchBytes = 4 << 20
+)
+
+// next returns an empty buffer to render the next file into.
+func (fb *fileBatch) next() []byte {
+	if n := len(fb.files); n < len(fb.bufs) {
+		return fb.bufs[n][:0]
+	}
+	return nil
+}
+
+// add records the rendered content of f and reports whether the batch is
+// full.
+func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
+	if n := len(fb.files); n < len(fb.bufs) {
+		fb.bufs[n] = buf
+	} else {
+		fb.bufs = append(fb.bufs, buf)
+	}
+	fb.files = append(fb.files, f)
+	fb.bytes += len(buf)
+	return len(fb.files) >= batchFiles || fb.bytes >= batchBytes
+}
+
+// flush hashes and stores the batch and empties it.
+func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
+	bufs := fb.bufs[:len(fb.files)]
+	for i, sum := range sha256x16.Sum(bufs) {
+		fb.files[i].info = manifest.File{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(bufs[i]))}
+	}
+	for i, f := range fb.files {
+		if err := st.Put(ctx, f.name, bufs[i]); err != nil {
+			return err
+		}
+	}
+	fb.files, fb.bytes = fb.files[:0], 0
+	return nil
 }
 
 // putFile stores a file outside the rendering phases and records it.

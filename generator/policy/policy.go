@@ -67,6 +67,10 @@ func NewIndex(g *graph.Graph) *Index {
 // Graph returns the indexed graph.
 func (ix *Index) Graph() *graph.Graph { return ix.g }
 
+// Members is the number of releases in channel, of every architecture: an
+// upper bound on a view's size, for scheduling.
+func (ix *Index) Members(channel string) int { return len(ix.byChannel[channel]) }
+
 // ChannelView is the policy-filtered graph for one channel and arch.
 type ChannelView struct {
 	Channel, Arch string

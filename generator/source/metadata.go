@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/version"
@@ -69,26 +71,49 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release source: %w", err)
 	}
-	var releases []graph.Release
-	versions := versionCache{}
+	var names []string
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+			names = append(names, e.Name())
 		}
-		if err := ctx.Err(); err != nil {
+	}
+	// Documents are read and parsed on every core (thousands of them at
+	// real scale), each worker with its own version cache; results keep
+	// name order, and the first failing file in that order is reported.
+	parsed := make([]graph.Release, len(names))
+	keep := make([]bool, len(names))
+	errs := make([]error, len(names))
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			versions := versionCache{}
+			for i := w; i < len(names); i += workers {
+				if errs[i] = ctx.Err(); errs[i] != nil {
+					return
+				}
+				data, err := fs.ReadFile(fsys, names[i])
+				if err != nil {
+					errs[i] = fmt.Errorf("release source: %w", err)
+					return
+				}
+				parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, versions)
+				if errs[i] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return nil, err
 		}
-		path := filepath.Join(s.Dir, e.Name())
-		data, err := fs.ReadFile(fsys, e.Name())
-		if err != nil {
-			return nil, fmt.Errorf("release source: %w", err)
-		}
-		r, keep, err := parseMetadataDocument(path, data, versions)
-		if err != nil {
-			return nil, err
-		}
-		if !keep {
-			s.logger().Info("skipping single-arch shard of a multi payload", "file", path, "version", r.Version.String())
+	}
+	var releases []graph.Release
+	for i, r := range parsed {
+		if !keep[i] {
+			s.logger().Info("skipping single-arch shard of a multi payload", "file", filepath.Join(s.Dir, names[i]), "version", r.Version.String())
 			continue
 		}
 		releases = append(releases, r)

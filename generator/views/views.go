@@ -51,10 +51,10 @@ func (r *Renderer) node(i int, arch, served string) []byte {
 	return b
 }
 
-// Channel encodes the full channel graph:
+// Channel appends the full channel graph to b:
 // {"version":1,"nodes":[…],"edges":[…],"conditionalEdges":[…]}.
-func (r *Renderer) Channel(v *policy.ChannelView) []byte {
-	b := make([]byte, 0, 256*len(v.Nodes)+16*len(v.Edges)+64)
+func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
+	b = slices.Grow(b, 256*len(v.Nodes)+16*len(v.Edges)+64)
 	b = append(b, `{"version":1,"nodes":[`...)
 	for p, i := range v.Nodes {
 		if p > 0 {

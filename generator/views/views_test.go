@@ -148,7 +148,7 @@ func TestChannel(t *testing.T) {
 		{"unknown-1", "amd64", `{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`},
 	} {
 		t.Run(tc.channel+"/"+tc.arch, func(t *testing.T) {
-			got := string(r.Channel(ix.View(tc.channel, tc.arch)))
+			got := string(r.Channel(nil, ix.View(tc.channel, tc.arch)))
 			if got != tc.want {
 				t.Errorf("Channel =\n%s\nwant\n%s", got, tc.want)
 			}
@@ -156,7 +156,7 @@ func TestChannel(t *testing.T) {
 				t.Error("output is not valid JSON")
 			}
 			// Rendering again (from the node cache) gives the same bytes.
-			if again := string(r.Channel(ix.View(tc.channel, tc.arch))); again != got {
+			if again := string(r.Channel(nil, ix.View(tc.channel, tc.arch))); again != got {
 				t.Errorf("second rendering differs:\n%s", again)
 			}
 		})

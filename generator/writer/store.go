@@ -177,12 +177,12 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 		return fmt.Errorf("output: swapping in %s: %w", d.final, err)
 	}
 	// tmp now holds the previous generation.
-	return os.RemoveAll(d.tmp)
+	return removeTree(d.tmp)
 }
 
 func (d *dirStaging) Abort() error {
 	defer d.unlock()
-	return os.RemoveAll(d.tmp)
+	return removeTree(d.tmp)
 }
 
 // renameSwap is the portable fallback: the final path is briefly absent
