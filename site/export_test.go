@@ -40,3 +40,27 @@ func (h *Handler) ParseFastRequest(head []byte) (FastRequest, bool) {
 	route, _ := h.routeOf(r.path)
 	return FastRequest{r.head, r.path, r.rawQuery, r.accept, r.acceptPresent, r.acceptEncoding, r.ifNoneMatch, r.origin, route}, ok
 }
+
+// AnswerFast runs what the fast path does for one request head short of
+// writing: parse, route, answer, and release what the answer holds. ok is
+// false when the request would be handed to net/http.
+func (h *Handler) AnswerFast(head []byte) (status int, ok bool) {
+	r, ok := parseFastRequest(head)
+	if !ok {
+		return 0, false
+	}
+	if route, _ := h.routeOf(r.path); route != "graph" {
+		return 0, false
+	}
+	a, ok := h.fastAnswer(&r)
+	if a.release != nil {
+		a.release()
+	}
+	return a.status, ok
+}
+
+// Verified reports whether a file with this digest was read and checked.
+func (h *Handler) Verified(digest string) bool {
+	_, ok := h.verified.Load(digest)
+	return ok
+}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -43,6 +44,10 @@ type Generation struct {
 	sharedMu     sync.Mutex // guards nshared, closed and additions to shared
 	nshared      int
 	sharedClosed bool
+
+	// aheadLeft counts the files the background digest check (verifyAhead)
+	// has still to read; -1 when it is not running for this generation.
+	aheadLeft atomic.Int64
 }
 
 // maxSharedFiles bounds the descriptors a generation keeps open: half of
@@ -114,6 +119,7 @@ func (g *Generation) open(name string) (*os.File, error) {
 
 func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error) {
 	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}, index: newContent(index)}
+	g.aheadLeft.Store(-1)
 	var err error
 	if g.GeneratedAt, err = time.Parse(time.RFC3339, m.GeneratedAt); err != nil {
 		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
@@ -204,6 +210,11 @@ func (g *Generation) lookup(channel, arch, ver string) (name string, known bool,
 		return "", false, false
 	}
 	if ver != "" {
+		// The keys are valid versions without build metadata, so a
+		// request for one of them as it is needs no parsing.
+		if f, ok := sg.byVersion[ver]; ok {
+			return f, true, true
+		}
 		if v, err := version.Parse(ver); err == nil {
 			if f, ok := sg.byVersion[v.Key()]; ok {
 				return f, true, true

@@ -30,7 +30,11 @@ type Options struct {
 	CacheControl string
 	// CacheBytes bounds the file content kept in memory (default 512 MiB).
 	CacheBytes int64
-	Logger     *slog.Logger
+	// VerifyAhead checks every file's digest in the background as soon as
+	// a generation is set (see verifyAhead), instead of on its first
+	// request only.
+	VerifyAhead bool
+	Logger      *slog.Logger
 }
 
 // DefaultCacheControl keeps CDN copies fresh well within a cluster's
@@ -82,6 +86,9 @@ func (h *Handler) SetGeneration(g *Generation) {
 	old := h.gen.Swap(g)
 	if old != nil && old != g {
 		time.AfterFunc(time.Minute, func() { old.Close() })
+	}
+	if h.opts.VerifyAhead && g != nil && old != g {
+		go h.verifyAhead(g)
 	}
 }
 

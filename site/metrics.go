@@ -115,6 +115,11 @@ func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
 		fmt.Fprintln(w, "# HELP upgraph_generation_info The served generation.")
 		fmt.Fprintln(w, "# TYPE upgraph_generation_info gauge")
 		fmt.Fprintf(w, "upgraph_generation_info{id=%q} 1\n", gen.ID)
+		if left := gen.aheadLeft.Load(); left >= 0 {
+			fmt.Fprintln(w, "# HELP upgraph_verify_ahead_remaining_files Files of the served generation the background digest check has still to read.")
+			fmt.Fprintln(w, "# TYPE upgraph_verify_ahead_remaining_files gauge")
+			fmt.Fprintf(w, "upgraph_verify_ahead_remaining_files %d\n", left)
+		}
 	}
 }
 

@@ -33,50 +33,48 @@ type graphQuery struct {
 // unknown parameters (id among them) are ignored. version is optional and
 // never fails a request: upstream ignores it.
 func parseGraphQuery(rawQuery string) (graphQuery, *apiError) {
-	values := parseForm(rawQuery)
-	if _, present := values["channel"]; !present {
-		return graphQuery{}, &apiError{400, "missing_params", "mandatory client parameters missing: channel"}
-	}
-	last := func(k string) (string, bool) {
-		vs, ok := values[k]
-		if !ok || len(vs) == 0 {
-			return "", ok
-		}
-		return vs[len(vs)-1], true
-	}
+	// One scan, decoding only the parameters that matter: every cluster
+	// poll comes through here, so no map is built (parseForm's result
+	// would be the same for these three keys).
 	q := graphQuery{arch: policy.DefaultArch}
-	q.channel, _ = last("channel")
-	if !policy.ChannelPattern.MatchString(q.channel) {
-		return q, &apiError{400, "invalid_params", fmt.Sprintf("invalid client parameters: channel '%s' does not match regex '%s'", q.channel, policy.ChannelPattern)}
-	}
-	if a, ok := last("arch"); ok {
-		if !policy.ArchPattern.MatchString(a) {
-			return q, &apiError{400, "invalid_params", fmt.Sprintf("invalid client parameters: arch '%s' does not match regex '%s'", a, policy.ArchPattern)}
-		}
-		q.arch = a
-	}
-	q.version, _ = last("version")
-	return q, nil
-}
-
-// parseForm decodes a query string as application/x-www-form-urlencoded the
-// lenient way upstream does (WHATWG URL parsing): pairs are separated by
-// '&' only, '+' is a space, a malformed percent escape is kept literally,
-// and invalid UTF-8 becomes U+FFFD. Go's url.ParseQuery instead rejects
-// ';' and bad escapes, which would turn valid requests into errors.
-func parseForm(raw string) map[string][]string {
-	values := map[string][]string{}
-	for _, pair := range strings.Split(raw, "&") {
+	var channelPresent, archPresent bool
+	var arch string
+	for rest := rawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
 		if pair == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
-		key := formDecode(k)
-		values[key] = append(values[key], formDecode(v))
+		switch formDecode(k) {
+		case "channel":
+			q.channel, channelPresent = formDecode(v), true
+		case "arch":
+			arch, archPresent = formDecode(v), true
+		case "version":
+			q.version = formDecode(v)
+		}
 	}
-	return values
+	if !channelPresent {
+		return graphQuery{}, &apiError{400, "missing_params", "mandatory client parameters missing: channel"}
+	}
+	if !policy.ValidChannel(q.channel) {
+		return q, &apiError{400, "invalid_params", fmt.Sprintf("invalid client parameters: channel '%s' does not match regex '%s'", q.channel, policy.ChannelPattern)}
+	}
+	if archPresent {
+		if !policy.ValidArch(arch) {
+			return q, &apiError{400, "invalid_params", fmt.Sprintf("invalid client parameters: arch '%s' does not match regex '%s'", arch, policy.ArchPattern)}
+		}
+		q.arch = arch
+	}
+	return q, nil
 }
 
+// formDecode decodes a query component as application/x-www-form-urlencoded
+// the lenient way upstream does (WHATWG URL parsing): '+' is a space, a
+// malformed percent escape is kept literally, and invalid UTF-8 becomes
+// U+FFFD. Go's url.ParseQuery instead rejects ';' and bad escapes, which
+// would turn valid requests into errors. Pairs are separated by '&' only.
 func formDecode(s string) string {
 	if !strings.ContainsAny(s, "+%") {
 		return strings.ToValidUTF8(s, string(utf8.RuneError))

@@ -47,6 +47,7 @@ generation keeps being served.`,
 			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation"},
 			&cli.Int64Flag{Name: "cache-mb", Value: 512, Usage: "file content kept in memory, MiB"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
+			&cli.BoolFlag{Name: "verify-ahead", Value: true, Usage: "check every file's digest in the background when a generation is loaded, rather than on each file's first request"},
 			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
 		}, s3ClientFlags()...),
 		Action: runServe,
@@ -69,7 +70,7 @@ func runServe(c *cli.Context) error {
 		// full 512 MiB cache (plus its gzip copies) held RSS at 1.3 GB.
 		debug.SetMemoryLimit(cacheBytes + cacheBytes/4 + 256<<20)
 	}
-	h := site.NewHandler(site.Options{Prefixes: prefixes, CacheBytes: cacheBytes, Logger: log})
+	h := site.NewHandler(site.Options{Prefixes: prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Logger: log})
 	dir, bundleFile, s3URL := c.String("dir"), c.String("bundle"), c.String("s3")
 	if n := btoi(dir != "") + btoi(bundleFile != "") + btoi(s3URL != ""); n != 1 {
 		return errors.New("serve: want one of --dir, --bundle and --s3")

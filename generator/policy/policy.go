@@ -17,6 +17,29 @@ var (
 	ArchPattern    = regexp.MustCompile(`^[0-9a-z]+$`)
 )
 
+// ValidChannel is ChannelPattern.MatchString without the regexp engine,
+// which costs more than the rest of answering a request from memory.
+func ValidChannel(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isDigitOrLower(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// ValidArch is ArchPattern.MatchString, likewise.
+func ValidArch(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigitOrLower(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isDigitOrLower(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' }
+
 // DefaultArch is served when a client sends no arch.
 const DefaultArch = "amd64"
 

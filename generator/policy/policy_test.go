@@ -287,6 +287,33 @@ func TestStripArch(t *testing.T) {
 	}
 }
 
+var (
+	channels    = []string{"stable-4.9", "validchannel", "validchannel-0", "validchannel-0.0", "a", "4.9", "-", "eus-4.10"}
+	badChannels = []string{"", "Stable-4.9", "invalid_channel", "invalid:channel", "invalid=channel", "stable 4.9", "stable+4.9", "stable-4.9\n", "stable/4.9", "ståble-4.9"}
+	arches      = []string{"amd64", "arm64", "multi", "s390x", "ppc64le", "64"}
+	badArches   = []string{"", "x86_64", "AMD64", "arm-64", "amd64\n", "amd64 ", "amd.64"}
+)
+
+// TestValidatorsAreThePatterns compares the hand-written checks with the
+// regexps on every string of one and two bytes.
+func TestValidatorsAreThePatterns(t *testing.T) {
+	check := func(s string) {
+		if got, want := ValidChannel(s), ChannelPattern.MatchString(s); got != want {
+			t.Errorf("ValidChannel(%q) = %v, ChannelPattern says %v", s, got, want)
+		}
+		if got, want := ValidArch(s), ArchPattern.MatchString(s); got != want {
+			t.Errorf("ValidArch(%q) = %v, ArchPattern says %v", s, got, want)
+		}
+	}
+	check("")
+	for a := range 256 {
+		check(string([]byte{byte(a)}))
+		for b := range 256 {
+			check(string([]byte{byte(a), byte(b)}))
+		}
+	}
+}
+
 func TestParameterPatterns(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -294,12 +321,10 @@ func TestParameterPatterns(t *testing.T) {
 		accept []string
 		reject []string
 	}{
-		{"channel", ChannelPattern.MatchString,
-			[]string{"stable-4.9", "validchannel", "validchannel-0", "validchannel-0.0", "a", "4.9", "-", "eus-4.10"},
-			[]string{"", "Stable-4.9", "invalid_channel", "invalid:channel", "invalid=channel", "stable 4.9", "stable+4.9", "stable-4.9\n", "stable/4.9", "ståble-4.9"}},
-		{"arch", ArchPattern.MatchString,
-			[]string{"amd64", "arm64", "multi", "s390x", "ppc64le", "64"},
-			[]string{"", "x86_64", "AMD64", "arm-64", "amd64\n", "amd64 ", "amd.64"}},
+		{"channel", ChannelPattern.MatchString, channels, badChannels},
+		{"channel without regexp", ValidChannel, channels, badChannels},
+		{"arch", ArchPattern.MatchString, arches, badArches},
+		{"arch without regexp", ValidArch, arches, badArches},
 	} {
 		for _, s := range tc.accept {
 			if !tc.check(s) {

@@ -6,7 +6,7 @@
 #
 #   site/bench/serve.sh            # real graph-data with synthesised releases
 #   TREE=demo site/bench/serve.sh  # the embedded demo tree
-#   DURATION=60s CONNECTIONS=64 THREADS=2 URLS=20000
+#   DURATION=60s CONNECTIONS=64 THREADS=2 URLS=20000 MODES="shared pinned"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TREE=${TREE:-real}
@@ -46,28 +46,60 @@ print("\n".join(paths[: int(sys.argv[2])]))
 PY
 echo "tree: $(du -sh --apparent-size "$WORK/tree" | cut -f1), $(wc -l < "$WORK/paths.txt") request paths"
 
-"$WORK/upgraph" --log-level warn serve --dir "$WORK/tree" --listen 127.0.0.1:18181 >/dev/null &
-UPGRAPH_PID=$!
-mkdir -p "$WORK/nginx"
-"$WORK/upgraph" edge nginx --full --foreground --root "$WORK/tree" --listen 127.0.0.1:18182 \
-  --state-dir "$WORK/nginx" --user "$(id -un)" > "$WORK/nginx.conf"
-"$NGINX" -p "$WORK/nginx" -c "$WORK/nginx.conf" &
-NGINX_PID=$!
-for port in 18181 18182; do
-  for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/api/upgrades_info/v1/graph?channel=x-1" >/dev/null && break; sleep 0.1; done
-done
-
 rss() { ps -o rss= -p "$1" | tr -d ' '; }
-bench() { # name port
-  wrk -t "$THREADS" -c "$CONNECTIONS" -d 5s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" >/dev/null # warm-up
-  wrk -t "$THREADS" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" | grep '^RESULT' | sed "s/^RESULT/$1/"
+start_servers() { # cpu-list nginx-workers: both servers restricted to those CPUs
+  taskset -c "$1" "$WORK/upgraph" --log-level warn serve --dir "$WORK/tree" --listen 127.0.0.1:18181 >/dev/null &
+  UPGRAPH_PID=$!
+  rm -rf "$WORK/nginx"
+  mkdir -p "$WORK/nginx"
+  "$WORK/upgraph" edge nginx --full --foreground --root "$WORK/tree" --listen 127.0.0.1:18182 \
+    --state-dir "$WORK/nginx" --user "$(id -un)" | sed "s/^worker_processes auto;/worker_processes $2;/" > "$WORK/nginx.conf"
+  taskset -c "$1" "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx.conf" &
+  NGINX_PID=$!
+  for port in 18181 18182; do
+    for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/api/upgrades_info/v1/graph?channel=x-1" >/dev/null && break; sleep 0.1; done
+  done
+  # Measure the steady state: upgraph checks every file's digest in the
+  # background after loading (nginx checks none), which takes a few seconds.
+  local t0=$SECONDS
+  for _ in $(seq 1200); do
+    [ "$(curl -fs http://127.0.0.1:18181/metrics | awk '$1 == "upgraph_verify_ahead_remaining_files" { print $2 }')" = 0 ] && break
+    sleep 0.1
+  done
+  echo "upgraph verified the tree ahead in about $((SECONDS - t0)) s" >&2
 }
-rss_before=$(rss "$UPGRAPH_PID")
-up=$(bench upgraph 18181)
-rss_after=$(rss "$UPGRAPH_PID")
-ng=$(bench nginx 18182)
-echo "$up"
-echo "$ng"
-echo "upgraph RSS: ${rss_before} KiB after warm-up, ${rss_after} KiB after the run"
-ratio=$(awk -v a="$up" -v b="$ng" 'BEGIN { split(a, x, "rps="); split(b, y, "rps="); printf "%.2f", (x[2]+0)/(y[2]+0) }')
-echo "throughput ratio upgraph/nginx: $ratio"
+stop_servers() {
+  kill "$UPGRAPH_PID" "$NGINX_PID" 2>/dev/null || true
+  wait "$UPGRAPH_PID" "$NGINX_PID" 2>/dev/null || true
+  UPGRAPH_PID= NGINX_PID=
+}
+bench() { # name port wrk-cpu-list wrk-threads
+  taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d 5s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" >/dev/null # warm-up
+  taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" | grep '^RESULT' | sed "s/^RESULT/$1/"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "rps="); split(b, y, "rps="); printf "%.2f", (x[2]+0)/(y[2]+0) }'; }
+
+# shared: wrk (THREADS threads) and both servers on every CPU, as on a
+# busy host: the kernel time-slices client and server threads, which is
+# where most of the latency tail comes from on a small machine.
+# pinned: CPU 0 for wrk (one thread), the last CPU for the server (Go
+# sizes GOMAXPROCS from the affinity mask; nginx gets one worker), so
+# neither waits for the other's time slice.
+last=$(( $(nproc) - 1 ))
+for mode in ${MODES:-shared pinned}; do
+  case $mode in
+    shared) start_servers "0-$last" auto; cpus="0-$last"; threads=$THREADS ;;
+    pinned) start_servers "$last" 1; cpus=0; threads=1 ;;
+    *) echo "unknown mode $mode" >&2; exit 2 ;;
+  esac
+  rss_before=$(rss "$UPGRAPH_PID")
+  up=$(bench upgraph 18181 "$cpus" "$threads")
+  rss_after=$(rss "$UPGRAPH_PID")
+  ng=$(bench nginx 18182 "$cpus" "$threads")
+  stop_servers
+  echo "== $mode: wrk -t $threads on CPUs $cpus"
+  echo "$up"
+  echo "$ng"
+  echo "upgraph RSS: ${rss_before} KiB after warm-up, ${rss_after} KiB after the run"
+  echo "throughput ratio upgraph/nginx: $(ratio "$up" "$ng")"
+done

@@ -1,0 +1,38 @@
+package site_test
+
+import (
+	"testing"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/site"
+)
+
+// BenchmarkFastAnswer measures the fast path's work for one cluster
+// request short of the system calls (parse, route, validate, look up,
+// answer from the descriptor cache), and its allocations, which decide
+// how often the garbage collector runs under load.
+func BenchmarkFastAnswer(b *testing.B) {
+	h := newHandler(b, "", site.Options{})
+	m, err := manifest.Read(treeDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.Graphs[0]
+	heads := map[string]string{
+		"version": "GET /api/upgrades_info/v1/graph?arch=" + g.Arch + "&channel=" + g.Channel + "&id=0f0e0d0c-0b0a-0908-0706-050403020100&version=" + g.Versions[len(g.Versions)-1] + " HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: application/json\r\nUser-Agent: ClusterVersionOperator/4.16\r\n",
+		"channel": "GET /api/upgrades_info/v1/graph?arch=" + g.Arch + "&channel=" + g.Channel + " HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: application/json\r\n",
+	}
+	for name, head := range heads {
+		b.Run(name, func(b *testing.B) {
+			if _, ok := h.AnswerFast([]byte(head)); !ok {
+				b.Fatal("not answered on the fast path")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if status, ok := h.AnswerFast([]byte(head)); !ok || status != 200 {
+					b.Fatalf("status %d, fast %v", status, ok)
+				}
+			}
+		})
+	}
+}

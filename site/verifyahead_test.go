@@ -1,0 +1,67 @@
+package site_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/site"
+)
+
+// TestVerifyAhead: with VerifyAhead, every file of a new generation is
+// checked in the background, except one whose bytes no longer match
+// index.json, which is still refused when requested.
+func TestVerifyAhead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	if err := renderDemo(dir, generator.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g0 := m.Graphs[0]
+	bad := manifest.GraphPath(g0.Arch, g0.Channel)
+	p := filepath.Join(dir, filepath.FromSlash(bad))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same size, so loading does not notice; the file may be a hard link,
+	// so it is replaced rather than written through.
+	data[len(data)/2] ^= 1
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(t, dir, site.Options{VerifyAhead: true})
+
+	badDigest := m.Files[bad].SHA256
+	deadline := time.Now().Add(20 * time.Second)
+	for name, f := range m.Files {
+		if f.SHA256 == badDigest {
+			continue
+		}
+		for !h.Verified(f.SHA256) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not verified ahead after 20 s", name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if left := metric(metricsText(t, h), "upgraph_verify_ahead_remaining_files"); left != 0 {
+		t.Errorf("upgraph_verify_ahead_remaining_files = %g once all is checked, want 0", left)
+	}
+	if h.Verified(badDigest) {
+		t.Fatalf("%s verified, but its bytes do not match index.json", bad)
+	}
+	res, body := get(t, h, "/graph?channel="+g0.Channel+"&arch="+g0.Arch, nil)
+	if res.StatusCode < 500 {
+		t.Errorf("request for the altered file: %d %q, want a server error", res.StatusCode, body)
+	}
+}
