@@ -41,12 +41,14 @@ type Node struct {
 func (n *Node) SemVer() (version.Version, bool) { return n.parsed, !n.parsed.IsZero() }
 
 // Graph is a DAG of nodes plus conditional edges. Node identity is the
-// version string; edges are stored as adjacency sets in both directions
-// because edge-add-remove walks parents and the policy filter walks children.
+// version string; edges are stored in both directions because
+// edge-add-remove walks parents and the policy filter walks children, as
+// sorted slices rather than sets: nodes have at most a few hundred
+// neighbours, and every reader wants them in order.
 type Graph struct {
 	nodes     []*Node
 	byVersion map[string]int
-	out, in   []map[int]struct{}
+	out, in   [][]int // sorted node indices
 	edgeCount int
 
 	// Declarations are conditional risks attached by the graph-data parser
@@ -103,62 +105,53 @@ func (g *Graph) AddNode(n *Node) (int, error) {
 // for cycles: callers add in bulk and call CheckAcyclic once, which has the
 // same outcome as upstream's per-edge WouldCycle check at a fraction of the cost.
 func (g *Graph) AddEdge(from, to int) bool {
-	if g.out[from] == nil {
-		g.out[from] = map[int]struct{}{}
-	}
-	if _, ok := g.out[from][to]; ok {
+	k, found := slices.BinarySearch(g.out[from], to)
+	if found {
 		return false
 	}
-	g.out[from][to] = struct{}{}
-	if g.in[to] == nil {
-		g.in[to] = map[int]struct{}{}
-	}
-	g.in[to][from] = struct{}{}
+	g.out[from] = slices.Insert(g.out[from], k, to)
+	k, _ = slices.BinarySearch(g.in[to], from)
+	g.in[to] = slices.Insert(g.in[to], k, from)
 	g.edgeCount++
 	return true
 }
 
 // RemoveEdge removes from→to if present.
 func (g *Graph) RemoveEdge(from, to int) bool {
-	if _, ok := g.out[from][to]; !ok {
+	k, found := slices.BinarySearch(g.out[from], to)
+	if !found {
 		return false
 	}
-	delete(g.out[from], to)
-	delete(g.in[to], from)
+	g.out[from] = slices.Delete(g.out[from], k, k+1)
+	k, _ = slices.BinarySearch(g.in[to], from)
+	g.in[to] = slices.Delete(g.in[to], k, k+1)
 	g.edgeCount--
 	return true
 }
 
 // HasEdge reports whether from→to exists.
 func (g *Graph) HasEdge(from, to int) bool {
-	_, ok := g.out[from][to]
-	return ok
+	_, found := slices.BinarySearch(g.out[from], to)
+	return found
 }
 
 // Parents returns the sources of edges into i, in ascending index order.
-func (g *Graph) Parents(i int) []int { return sortedKeys(g.in[i]) }
+// The slice is the caller's: editing the graph does not change it.
+func (g *Graph) Parents(i int) []int { return slices.Clone(g.in[i]) }
 
-// Children returns the targets of edges out of i, in ascending index order.
-func (g *Graph) Children(i int) []int { return sortedKeys(g.out[i]) }
+// Children returns the targets of edges out of i, in ascending index
+// order. The slice is the caller's: editing the graph does not change it.
+func (g *Graph) Children(i int) []int { return slices.Clone(g.out[i]) }
 
 // Edges returns every edge as [from, to], sorted.
 func (g *Graph) Edges() [][2]int {
 	edges := make([][2]int, 0, g.edgeCount)
 	for from := range g.nodes {
-		for _, to := range g.Children(from) {
+		for _, to := range g.out[from] {
 			edges = append(edges, [2]int{from, to})
 		}
 	}
 	return edges
-}
-
-func sortedKeys(m map[int]struct{}) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // CycleError reports a cycle, naming the versions on it.
@@ -184,7 +177,7 @@ func (g *Graph) CheckAcyclic() error {
 		if state[root] != unvisited {
 			continue
 		}
-		stack := []frame{{root, g.Children(root)}}
+		stack := []frame{{root, g.out[root]}}
 		state[root] = onStack
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
@@ -206,7 +199,7 @@ func (g *Graph) CheckAcyclic() error {
 				return &CycleError{Versions: append(path, g.nodes[next].Version)}
 			case unvisited:
 				state[next] = onStack
-				stack = append(stack, frame{next, g.Children(next)})
+				stack = append(stack, frame{next, g.out[next]})
 			}
 		}
 	}

@@ -195,7 +195,7 @@ func (g *Graph) Encode(order []int) []byte {
 	var targets []int
 	for p, i := range order {
 		targets = targets[:0]
-		for t := range g.out[i] {
+		for _, t := range g.out[i] {
 			targets = append(targets, pos[t])
 		}
 		sort.Ints(targets)
