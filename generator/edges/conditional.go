@@ -1,8 +1,9 @@
 package edges
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,11 +21,13 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 			byPrefix[n.Version[:k]] = append(byPrefix[n.Version[:k]], i)
 		}
 	}
-	type pair struct{ from, to int }
+	// Every (edge, risk) match is collected in a flat list, in declaration
+	// order, then sorted by edge: a map of per-edge lists cost three map
+	// operations per match, hundreds of thousands of them at real scale.
+	type match struct{ from, to, risk int }
 	riskIDs := map[string]int{}
 	var risks []graph.Risk
-	lists := map[pair][]int{}
-	var order []pair
+	var matches []match
 	for _, d := range g.Declarations {
 		id := internRisk(riskIDs, &risks, d.Risk)
 		targets := byPrefix[d.To]
@@ -35,44 +38,45 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 		matchAll := d.From.String() == ".*"
 		for _, x := range targets {
 			for _, y := range g.Parents(x) {
-				if !matchAll && !m.match(re, y) {
-					continue
+				if matchAll || m.match(re, y) {
+					matches = append(matches, match{y, x, id})
 				}
-				p := pair{y, x}
-				if _, seen := lists[p]; !seen {
-					order = append(order, p)
-				}
-				lists[p] = append(lists[p], id)
 			}
 		}
 	}
 	rank := g.Ranks()
-	sort.Slice(order, func(a, b int) bool {
-		if ta, tb := rank[order[a].to], rank[order[b].to]; ta != tb {
-			return ta < tb
+	// Stable: an edge's risks keep declaration order.
+	slices.SortStableFunc(matches, func(a, b match) int {
+		if c := cmp.Compare(rank[a.to], rank[b.to]); c != 0 {
+			return c
 		}
-		return rank[order[a].from] < rank[order[b].from]
+		return cmp.Compare(rank[a.from], rank[b.from])
 	})
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
 	var keyBuf []byte
-	for _, p := range order {
-		keyBuf = keyBuf[:0]
-		for _, id := range lists[p] {
-			keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
+	for len(matches) > 0 {
+		n := 1
+		for n < len(matches) && matches[n].from == matches[0].from && matches[n].to == matches[0].to {
+			n++
 		}
-		key := string(keyBuf)
-		gi, ok := groupOf[key]
+		edge := matches[:n]
+		matches = matches[n:]
+		keyBuf = keyBuf[:0]
+		for _, mt := range edge {
+			keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(mt.risk), 10)
+		}
+		gi, ok := groupOf[string(keyBuf)]
 		if !ok {
 			gi = len(groups)
-			groupOf[key] = gi
+			groupOf[string(keyBuf)] = gi
 			ce := graph.ConditionalEdge{}
-			for _, id := range lists[p] {
-				ce.Risks = append(ce.Risks, risks[id])
+			for _, mt := range edge {
+				ce.Risks = append(ce.Risks, risks[mt.risk])
 			}
 			groups = append(groups, ce)
 		}
-		groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(p.from).Version, To: g.Node(p.to).Version})
+		groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(edge[0].from).Version, To: g.Node(edge[0].to).Version})
 	}
 	return groups
 }
