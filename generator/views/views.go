@@ -19,6 +19,15 @@ import (
 type Renderer struct {
 	g     *graph.Graph
 	nodes map[nodeKey][]byte
+	// risks holds encoded risk lists by their first element and length:
+	// views share the graph's risk slices, and the same few hundred lists
+	// are written into tens of thousands of per-version files.
+	risks map[risksKey][]byte
+}
+
+type risksKey struct {
+	first *graph.Risk
+	n     int
 }
 
 type nodeKey struct {
@@ -29,7 +38,7 @@ type nodeKey struct {
 // NewRenderer returns a Renderer for views of g. It is not safe for
 // concurrent use; use one per goroutine.
 func NewRenderer(g *graph.Graph) *Renderer {
-	return &Renderer{g: g, nodes: map[nodeKey][]byte{}}
+	return &Renderer{g: g, nodes: map[nodeKey][]byte{}, risks: map[risksKey][]byte{}}
 }
 
 // node returns the encoded node as served for arch: arch-stripped version
@@ -160,7 +169,7 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 		b = graph.AppendEdge(b, local[p], local[t])
 	}
 	b = append(b, `],"conditionalEdges":`...)
-	b = appendOwnConditional(b, v, p, cond)
+	b = r.appendOwnConditional(b, v, p, cond)
 	return append(b, '}')
 }
 
@@ -168,7 +177,7 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 // grouped as in the channel graph: targets sharing the same ordered risk
 // list share one entry, so long risk texts are written once per file rather
 // than once per target.
-func appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []policy.ConditionalPair) []byte {
+func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []policy.ConditionalPair) []byte {
 	var groups []int
 	targets := map[int][]int{}
 	for _, cp := range pairs {
@@ -194,10 +203,24 @@ func appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []pol
 			b = append(b, '}')
 		}
 		b = append(b, `],"risks":`...)
-		b = graph.AppendRisks(b, v.Conditional[gi].Risks)
+		b = append(b, r.encodedRisks(v.Conditional[gi].Risks)...)
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// encodedRisks returns graph.AppendRisks(nil, risks), encoded once.
+func (r *Renderer) encodedRisks(risks []graph.Risk) []byte {
+	if len(risks) == 0 {
+		return graph.AppendRisks(nil, risks)
+	}
+	k := risksKey{&risks[0], len(risks)}
+	if b, ok := r.risks[k]; ok {
+		return b
+	}
+	b := graph.AppendRisks(nil, risks)
+	r.risks[k] = b
+	return b
 }
 
 // FileName encodes a served version as a file name that is safe on every
