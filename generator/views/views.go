@@ -150,10 +150,7 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 	}
 	slices.Sort(members)
 	members = slices.Compact(members)
-	local := make(map[int]int, len(members))
-	for k, m := range members {
-		local[m] = k
-	}
+	local := func(m int) int { k, _ := slices.BinarySearch(members, m); return k }
 	b = append(b, `{"version":1,"nodes":[`...)
 	for k, m := range members {
 		if k > 0 {
@@ -166,7 +163,7 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = graph.AppendEdge(b, local[p], local[t])
+		b = graph.AppendEdge(b, local(p), local(t))
 	}
 	b = append(b, `],"conditionalEdges":`...)
 	b = r.appendOwnConditional(b, v, p, cond)
@@ -178,13 +175,13 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 // list share one entry, so long risk texts are written once per file rather
 // than once per target.
 func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []policy.ConditionalPair) []byte {
+	// Groups in order of first appearance; a release has few of them, so
+	// each is found by scanning the pairs rather than through a map.
 	var groups []int
-	targets := map[int][]int{}
 	for _, cp := range pairs {
-		if _, ok := targets[cp.Group]; !ok {
+		if !slices.Contains(groups, cp.Group) {
 			groups = append(groups, cp.Group)
 		}
-		targets[cp.Group] = append(targets[cp.Group], cp.To)
 	}
 	b = append(b, '[')
 	for k, gi := range groups {
@@ -192,14 +189,19 @@ func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, from in
 			b = append(b, ',')
 		}
 		b = append(b, `{"edges":[`...)
-		for i, to := range targets[gi] {
-			if i > 0 {
+		first := true
+		for _, cp := range pairs {
+			if cp.Group != gi {
+				continue
+			}
+			if !first {
 				b = append(b, ',')
 			}
+			first = false
 			b = append(b, `{"from":`...)
 			b = jsonw.String(b, v.Versions[from])
 			b = append(b, `,"to":`...)
-			b = jsonw.String(b, v.Versions[to])
+			b = jsonw.String(b, v.Versions[cp.To])
 			b = append(b, '}')
 		}
 		b = append(b, `],"risks":`...)
