@@ -2,72 +2,6 @@
 
 #include "textflag.h"
 
-DATA ·roundK+0(SB)/4, $0x428a2f98
-DATA ·roundK+4(SB)/4, $0x71374491
-DATA ·roundK+8(SB)/4, $0xb5c0fbcf
-DATA ·roundK+12(SB)/4, $0xe9b5dba5
-DATA ·roundK+16(SB)/4, $0x3956c25b
-DATA ·roundK+20(SB)/4, $0x59f111f1
-DATA ·roundK+24(SB)/4, $0x923f82a4
-DATA ·roundK+28(SB)/4, $0xab1c5ed5
-DATA ·roundK+32(SB)/4, $0xd807aa98
-DATA ·roundK+36(SB)/4, $0x12835b01
-DATA ·roundK+40(SB)/4, $0x243185be
-DATA ·roundK+44(SB)/4, $0x550c7dc3
-DATA ·roundK+48(SB)/4, $0x72be5d74
-DATA ·roundK+52(SB)/4, $0x80deb1fe
-DATA ·roundK+56(SB)/4, $0x9bdc06a7
-DATA ·roundK+60(SB)/4, $0xc19bf174
-DATA ·roundK+64(SB)/4, $0xe49b69c1
-DATA ·roundK+68(SB)/4, $0xefbe4786
-DATA ·roundK+72(SB)/4, $0x0fc19dc6
-DATA ·roundK+76(SB)/4, $0x240ca1cc
-DATA ·roundK+80(SB)/4, $0x2de92c6f
-DATA ·roundK+84(SB)/4, $0x4a7484aa
-DATA ·roundK+88(SB)/4, $0x5cb0a9dc
-DATA ·roundK+92(SB)/4, $0x76f988da
-DATA ·roundK+96(SB)/4, $0x983e5152
-DATA ·roundK+100(SB)/4, $0xa831c66d
-DATA ·roundK+104(SB)/4, $0xb00327c8
-DATA ·roundK+108(SB)/4, $0xbf597fc7
-DATA ·roundK+112(SB)/4, $0xc6e00bf3
-DATA ·roundK+116(SB)/4, $0xd5a79147
-DATA ·roundK+120(SB)/4, $0x06ca6351
-DATA ·roundK+124(SB)/4, $0x14292967
-DATA ·roundK+128(SB)/4, $0x27b70a85
-DATA ·roundK+132(SB)/4, $0x2e1b2138
-DATA ·roundK+136(SB)/4, $0x4d2c6dfc
-DATA ·roundK+140(SB)/4, $0x53380d13
-DATA ·roundK+144(SB)/4, $0x650a7354
-DATA ·roundK+148(SB)/4, $0x766a0abb
-DATA ·roundK+152(SB)/4, $0x81c2c92e
-DATA ·roundK+156(SB)/4, $0x92722c85
-DATA ·roundK+160(SB)/4, $0xa2bfe8a1
-DATA ·roundK+164(SB)/4, $0xa81a664b
-DATA ·roundK+168(SB)/4, $0xc24b8b70
-DATA ·roundK+172(SB)/4, $0xc76c51a3
-DATA ·roundK+176(SB)/4, $0xd192e819
-DATA ·roundK+180(SB)/4, $0xd6990624
-DATA ·roundK+184(SB)/4, $0xf40e3585
-DATA ·roundK+188(SB)/4, $0x106aa070
-DATA ·roundK+192(SB)/4, $0x19a4c116
-DATA ·roundK+196(SB)/4, $0x1e376c08
-DATA ·roundK+200(SB)/4, $0x2748774c
-DATA ·roundK+204(SB)/4, $0x34b0bcb5
-DATA ·roundK+208(SB)/4, $0x391c0cb3
-DATA ·roundK+212(SB)/4, $0x4ed8aa4a
-DATA ·roundK+216(SB)/4, $0x5b9cca4f
-DATA ·roundK+220(SB)/4, $0x682e6ff3
-DATA ·roundK+224(SB)/4, $0x748f82ee
-DATA ·roundK+228(SB)/4, $0x78a5636f
-DATA ·roundK+232(SB)/4, $0x84c87814
-DATA ·roundK+236(SB)/4, $0x8cc70208
-DATA ·roundK+240(SB)/4, $0x90befffa
-DATA ·roundK+244(SB)/4, $0xa4506ceb
-DATA ·roundK+248(SB)/4, $0xbef9a3f7
-DATA ·roundK+252(SB)/4, $0xc67178f2
-GLOBL ·roundK(SB), RODATA|NOPTR, $256
-
 DATA ·bswap32+0(SB)/8, $0x0405060700010203
 DATA ·bswap32+8(SB)/8, $0x0c0d0e0f08090a0b
 DATA ·bswap32+16(SB)/8, $0x0405060700010203
@@ -309,7 +243,7 @@ loop:
 	VMOVDQU32 448(SP), Z7
 
 	// round 0: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+0(SB), Z8, Z24
+	VPADDD.BCST ·k256+0(SB), Z8, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -330,7 +264,7 @@ loop:
 	VPADDD Z24, Z7, Z7
 
 	// round 1: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+4(SB), Z9, Z24
+	VPADDD.BCST ·k256+4(SB), Z9, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -351,7 +285,7 @@ loop:
 	VPADDD Z24, Z6, Z6
 
 	// round 2: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+8(SB), Z10, Z24
+	VPADDD.BCST ·k256+8(SB), Z10, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -372,7 +306,7 @@ loop:
 	VPADDD Z24, Z5, Z5
 
 	// round 3: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+12(SB), Z11, Z24
+	VPADDD.BCST ·k256+12(SB), Z11, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -393,7 +327,7 @@ loop:
 	VPADDD Z24, Z4, Z4
 
 	// round 4: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+16(SB), Z12, Z24
+	VPADDD.BCST ·k256+16(SB), Z12, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -414,7 +348,7 @@ loop:
 	VPADDD Z24, Z3, Z3
 
 	// round 5: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+20(SB), Z13, Z24
+	VPADDD.BCST ·k256+20(SB), Z13, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -435,7 +369,7 @@ loop:
 	VPADDD Z24, Z2, Z2
 
 	// round 6: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+24(SB), Z14, Z24
+	VPADDD.BCST ·k256+24(SB), Z14, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -456,7 +390,7 @@ loop:
 	VPADDD Z24, Z1, Z1
 
 	// round 7: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+28(SB), Z15, Z24
+	VPADDD.BCST ·k256+28(SB), Z15, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -477,7 +411,7 @@ loop:
 	VPADDD Z24, Z0, Z0
 
 	// round 8: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+32(SB), Z16, Z24
+	VPADDD.BCST ·k256+32(SB), Z16, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -498,7 +432,7 @@ loop:
 	VPADDD Z24, Z7, Z7
 
 	// round 9: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+36(SB), Z17, Z24
+	VPADDD.BCST ·k256+36(SB), Z17, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -519,7 +453,7 @@ loop:
 	VPADDD Z24, Z6, Z6
 
 	// round 10: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+40(SB), Z18, Z24
+	VPADDD.BCST ·k256+40(SB), Z18, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -540,7 +474,7 @@ loop:
 	VPADDD Z24, Z5, Z5
 
 	// round 11: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+44(SB), Z19, Z24
+	VPADDD.BCST ·k256+44(SB), Z19, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -561,7 +495,7 @@ loop:
 	VPADDD Z24, Z4, Z4
 
 	// round 12: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+48(SB), Z20, Z24
+	VPADDD.BCST ·k256+48(SB), Z20, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -582,7 +516,7 @@ loop:
 	VPADDD Z24, Z3, Z3
 
 	// round 13: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+52(SB), Z21, Z24
+	VPADDD.BCST ·k256+52(SB), Z21, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -603,7 +537,7 @@ loop:
 	VPADDD Z24, Z2, Z2
 
 	// round 14: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+56(SB), Z22, Z24
+	VPADDD.BCST ·k256+56(SB), Z22, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -624,7 +558,7 @@ loop:
 	VPADDD Z24, Z1, Z1
 
 	// round 15: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+60(SB), Z23, Z24
+	VPADDD.BCST ·k256+60(SB), Z23, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -658,7 +592,7 @@ loop:
 	VPADDD Z17, Z8, Z8
 
 	// round 16: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+64(SB), Z8, Z24
+	VPADDD.BCST ·k256+64(SB), Z8, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -692,7 +626,7 @@ loop:
 	VPADDD Z18, Z9, Z9
 
 	// round 17: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+68(SB), Z9, Z24
+	VPADDD.BCST ·k256+68(SB), Z9, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -726,7 +660,7 @@ loop:
 	VPADDD Z19, Z10, Z10
 
 	// round 18: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+72(SB), Z10, Z24
+	VPADDD.BCST ·k256+72(SB), Z10, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -760,7 +694,7 @@ loop:
 	VPADDD Z20, Z11, Z11
 
 	// round 19: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+76(SB), Z11, Z24
+	VPADDD.BCST ·k256+76(SB), Z11, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -794,7 +728,7 @@ loop:
 	VPADDD Z21, Z12, Z12
 
 	// round 20: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+80(SB), Z12, Z24
+	VPADDD.BCST ·k256+80(SB), Z12, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -828,7 +762,7 @@ loop:
 	VPADDD Z22, Z13, Z13
 
 	// round 21: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+84(SB), Z13, Z24
+	VPADDD.BCST ·k256+84(SB), Z13, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -862,7 +796,7 @@ loop:
 	VPADDD Z23, Z14, Z14
 
 	// round 22: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+88(SB), Z14, Z24
+	VPADDD.BCST ·k256+88(SB), Z14, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -896,7 +830,7 @@ loop:
 	VPADDD Z8, Z15, Z15
 
 	// round 23: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+92(SB), Z15, Z24
+	VPADDD.BCST ·k256+92(SB), Z15, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -930,7 +864,7 @@ loop:
 	VPADDD Z9, Z16, Z16
 
 	// round 24: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+96(SB), Z16, Z24
+	VPADDD.BCST ·k256+96(SB), Z16, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -964,7 +898,7 @@ loop:
 	VPADDD Z10, Z17, Z17
 
 	// round 25: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+100(SB), Z17, Z24
+	VPADDD.BCST ·k256+100(SB), Z17, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -998,7 +932,7 @@ loop:
 	VPADDD Z11, Z18, Z18
 
 	// round 26: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+104(SB), Z18, Z24
+	VPADDD.BCST ·k256+104(SB), Z18, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -1032,7 +966,7 @@ loop:
 	VPADDD Z12, Z19, Z19
 
 	// round 27: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+108(SB), Z19, Z24
+	VPADDD.BCST ·k256+108(SB), Z19, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -1066,7 +1000,7 @@ loop:
 	VPADDD Z13, Z20, Z20
 
 	// round 28: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+112(SB), Z20, Z24
+	VPADDD.BCST ·k256+112(SB), Z20, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -1100,7 +1034,7 @@ loop:
 	VPADDD Z14, Z21, Z21
 
 	// round 29: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+116(SB), Z21, Z24
+	VPADDD.BCST ·k256+116(SB), Z21, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -1134,7 +1068,7 @@ loop:
 	VPADDD Z15, Z22, Z22
 
 	// round 30: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+120(SB), Z22, Z24
+	VPADDD.BCST ·k256+120(SB), Z22, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -1168,7 +1102,7 @@ loop:
 	VPADDD Z16, Z23, Z23
 
 	// round 31: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+124(SB), Z23, Z24
+	VPADDD.BCST ·k256+124(SB), Z23, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -1202,7 +1136,7 @@ loop:
 	VPADDD Z17, Z8, Z8
 
 	// round 32: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+128(SB), Z8, Z24
+	VPADDD.BCST ·k256+128(SB), Z8, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -1236,7 +1170,7 @@ loop:
 	VPADDD Z18, Z9, Z9
 
 	// round 33: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+132(SB), Z9, Z24
+	VPADDD.BCST ·k256+132(SB), Z9, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -1270,7 +1204,7 @@ loop:
 	VPADDD Z19, Z10, Z10
 
 	// round 34: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+136(SB), Z10, Z24
+	VPADDD.BCST ·k256+136(SB), Z10, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -1304,7 +1238,7 @@ loop:
 	VPADDD Z20, Z11, Z11
 
 	// round 35: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+140(SB), Z11, Z24
+	VPADDD.BCST ·k256+140(SB), Z11, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -1338,7 +1272,7 @@ loop:
 	VPADDD Z21, Z12, Z12
 
 	// round 36: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+144(SB), Z12, Z24
+	VPADDD.BCST ·k256+144(SB), Z12, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -1372,7 +1306,7 @@ loop:
 	VPADDD Z22, Z13, Z13
 
 	// round 37: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+148(SB), Z13, Z24
+	VPADDD.BCST ·k256+148(SB), Z13, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -1406,7 +1340,7 @@ loop:
 	VPADDD Z23, Z14, Z14
 
 	// round 38: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+152(SB), Z14, Z24
+	VPADDD.BCST ·k256+152(SB), Z14, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -1440,7 +1374,7 @@ loop:
 	VPADDD Z8, Z15, Z15
 
 	// round 39: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+156(SB), Z15, Z24
+	VPADDD.BCST ·k256+156(SB), Z15, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -1474,7 +1408,7 @@ loop:
 	VPADDD Z9, Z16, Z16
 
 	// round 40: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+160(SB), Z16, Z24
+	VPADDD.BCST ·k256+160(SB), Z16, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -1508,7 +1442,7 @@ loop:
 	VPADDD Z10, Z17, Z17
 
 	// round 41: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+164(SB), Z17, Z24
+	VPADDD.BCST ·k256+164(SB), Z17, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -1542,7 +1476,7 @@ loop:
 	VPADDD Z11, Z18, Z18
 
 	// round 42: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+168(SB), Z18, Z24
+	VPADDD.BCST ·k256+168(SB), Z18, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -1576,7 +1510,7 @@ loop:
 	VPADDD Z12, Z19, Z19
 
 	// round 43: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+172(SB), Z19, Z24
+	VPADDD.BCST ·k256+172(SB), Z19, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -1610,7 +1544,7 @@ loop:
 	VPADDD Z13, Z20, Z20
 
 	// round 44: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+176(SB), Z20, Z24
+	VPADDD.BCST ·k256+176(SB), Z20, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -1644,7 +1578,7 @@ loop:
 	VPADDD Z14, Z21, Z21
 
 	// round 45: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+180(SB), Z21, Z24
+	VPADDD.BCST ·k256+180(SB), Z21, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -1678,7 +1612,7 @@ loop:
 	VPADDD Z15, Z22, Z22
 
 	// round 46: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+184(SB), Z22, Z24
+	VPADDD.BCST ·k256+184(SB), Z22, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -1712,7 +1646,7 @@ loop:
 	VPADDD Z16, Z23, Z23
 
 	// round 47: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+188(SB), Z23, Z24
+	VPADDD.BCST ·k256+188(SB), Z23, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -1746,7 +1680,7 @@ loop:
 	VPADDD Z17, Z8, Z8
 
 	// round 48: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+192(SB), Z8, Z24
+	VPADDD.BCST ·k256+192(SB), Z8, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -1780,7 +1714,7 @@ loop:
 	VPADDD Z18, Z9, Z9
 
 	// round 49: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+196(SB), Z9, Z24
+	VPADDD.BCST ·k256+196(SB), Z9, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -1814,7 +1748,7 @@ loop:
 	VPADDD Z19, Z10, Z10
 
 	// round 50: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+200(SB), Z10, Z24
+	VPADDD.BCST ·k256+200(SB), Z10, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -1848,7 +1782,7 @@ loop:
 	VPADDD Z20, Z11, Z11
 
 	// round 51: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+204(SB), Z11, Z24
+	VPADDD.BCST ·k256+204(SB), Z11, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -1882,7 +1816,7 @@ loop:
 	VPADDD Z21, Z12, Z12
 
 	// round 52: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+208(SB), Z12, Z24
+	VPADDD.BCST ·k256+208(SB), Z12, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -1916,7 +1850,7 @@ loop:
 	VPADDD Z22, Z13, Z13
 
 	// round 53: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+212(SB), Z13, Z24
+	VPADDD.BCST ·k256+212(SB), Z13, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -1950,7 +1884,7 @@ loop:
 	VPADDD Z23, Z14, Z14
 
 	// round 54: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+216(SB), Z14, Z24
+	VPADDD.BCST ·k256+216(SB), Z14, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -1984,7 +1918,7 @@ loop:
 	VPADDD Z8, Z15, Z15
 
 	// round 55: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+220(SB), Z15, Z24
+	VPADDD.BCST ·k256+220(SB), Z15, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
@@ -2018,7 +1952,7 @@ loop:
 	VPADDD Z9, Z16, Z16
 
 	// round 56: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+224(SB), Z16, Z24
+	VPADDD.BCST ·k256+224(SB), Z16, Z24
 	VPADDD Z24, Z7, Z7
 	VPRORD $6, Z4, Z24
 	VPRORD $11, Z4, Z25
@@ -2052,7 +1986,7 @@ loop:
 	VPADDD Z10, Z17, Z17
 
 	// round 57: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+228(SB), Z17, Z24
+	VPADDD.BCST ·k256+228(SB), Z17, Z24
 	VPADDD Z24, Z6, Z6
 	VPRORD $6, Z3, Z24
 	VPRORD $11, Z3, Z25
@@ -2086,7 +2020,7 @@ loop:
 	VPADDD Z11, Z18, Z18
 
 	// round 58: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+232(SB), Z18, Z24
+	VPADDD.BCST ·k256+232(SB), Z18, Z24
 	VPADDD Z24, Z5, Z5
 	VPRORD $6, Z2, Z24
 	VPRORD $11, Z2, Z25
@@ -2120,7 +2054,7 @@ loop:
 	VPADDD Z12, Z19, Z19
 
 	// round 59: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+236(SB), Z19, Z24
+	VPADDD.BCST ·k256+236(SB), Z19, Z24
 	VPADDD Z24, Z4, Z4
 	VPRORD $6, Z1, Z24
 	VPRORD $11, Z1, Z25
@@ -2154,7 +2088,7 @@ loop:
 	VPADDD Z13, Z20, Z20
 
 	// round 60: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+240(SB), Z20, Z24
+	VPADDD.BCST ·k256+240(SB), Z20, Z24
 	VPADDD Z24, Z3, Z3
 	VPRORD $6, Z0, Z24
 	VPRORD $11, Z0, Z25
@@ -2188,7 +2122,7 @@ loop:
 	VPADDD Z14, Z21, Z21
 
 	// round 61: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+244(SB), Z21, Z24
+	VPADDD.BCST ·k256+244(SB), Z21, Z24
 	VPADDD Z24, Z2, Z2
 	VPRORD $6, Z7, Z24
 	VPRORD $11, Z7, Z25
@@ -2222,7 +2156,7 @@ loop:
 	VPADDD Z15, Z22, Z22
 
 	// round 62: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+248(SB), Z22, Z24
+	VPADDD.BCST ·k256+248(SB), Z22, Z24
 	VPADDD Z24, Z1, Z1
 	VPRORD $6, Z6, Z24
 	VPRORD $11, Z6, Z25
@@ -2256,7 +2190,7 @@ loop:
 	VPADDD Z16, Z23, Z23
 
 	// round 63: h += Σ1(e) + Ch(e,f,g) + K + W; d += h; h += Σ0(a) + Maj(a,b,c)
-	VPADDD.BCST ·roundK+252(SB), Z23, Z24
+	VPADDD.BCST ·k256+252(SB), Z23, Z24
 	VPADDD Z24, Z0, Z0
 	VPRORD $6, Z5, Z24
 	VPRORD $11, Z5, Z25
