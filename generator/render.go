@@ -2,7 +2,6 @@ package generator
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -17,7 +16,6 @@ import (
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
-	"github.com/upgraph/upgraph/internal/sha256x16"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/site/viewer"
 )
@@ -319,8 +317,8 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 }
 
 // fileBatch collects rendered files so they are hashed together (see
-// sha256x16: sixteen at a time where the CPU allows) before being stored.
-// Its buffers are reused from batch to batch; a Store does not keep them.
+// manifest.SHA256s) before being stored. Its buffers are reused from
+// batch to batch; a Store does not keep them.
 type fileBatch struct {
 	bufs  [][]byte
 	files []*treeFile // the file of bufs[i]
@@ -358,8 +356,8 @@ func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
 // flush hashes and stores the batch and empties it.
 func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
 	bufs := fb.bufs[:len(fb.files)]
-	for i, sum := range sha256x16.Sum(bufs) {
-		fb.files[i].info = manifest.File{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(bufs[i]))}
+	for i, digest := range manifest.SHA256s(bufs) {
+		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
 	}
 	for i, f := range fb.files {
 		if err := st.Put(ctx, f.name, bufs[i]); err != nil {

@@ -1,13 +1,12 @@
 package site
 
 import (
-	"encoding/hex"
 	"io/fs"
 	"maps"
 	"slices"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/sha256x16"
+	"github.com/upgraph/upgraph/generator/manifest"
 )
 
 // Batches for the 16-lane hasher: enough files to keep the lanes busy,
@@ -42,9 +41,8 @@ func (h *Handler) verifyAhead(g *Generation) {
 		bytes          int64
 	)
 	flush := func() {
-		for i, sum := range sha256x16.Sum(bufs) {
-			d := g.Manifest.Files[names[i]].SHA256
-			if hex.EncodeToString(sum[:]) == d {
+		for i, got := range manifest.SHA256s(bufs) {
+			if d := g.Manifest.Files[names[i]].SHA256; got == d {
 				h.verified.Store(d, true)
 				matched++
 			}

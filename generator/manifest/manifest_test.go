@@ -98,3 +98,21 @@ func TestRead(t *testing.T) {
 		t.Error("Read of a directory without index.json succeeded")
 	}
 }
+
+// TestSHA256s: the batch digests are SHA256's, in order, for more files
+// than the hasher has lanes.
+func TestSHA256s(t *testing.T) {
+	var data [][]byte
+	for n := range 40 {
+		data = append(data, bytes.Repeat([]byte{byte(n)}, 37*n))
+	}
+	got := SHA256s(data)
+	if len(got) != len(data) {
+		t.Fatalf("%d digests for %d files", len(got), len(data))
+	}
+	for i, d := range data {
+		if want := SHA256(d); got[i] != want {
+			t.Errorf("file %d (%d bytes): %s, want %s", i, len(d), got[i], want)
+		}
+	}
+}
