@@ -16,6 +16,7 @@ import (
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/site/viewer"
 )
@@ -225,7 +226,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	for w := range renderers {
 		renderers[w] = views.NewRenderer(b.Graph)
 	}
-	err = parallel(ctx, workers, len(jobs), func(w, o int) error {
+	err = parallel.Run(ctx, workers, len(jobs), func(w, o int) error {
 		i := order[o]
 		v := ix.View(jobs[i].channel, jobs[i].arch)
 		if err := checkUniqueVersions(ix, v); err != nil {
@@ -274,7 +275,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	if err != nil {
 		return nil, err
 	}
-	err = parallel(ctx, workers, len(jobs), func(_, j int) error {
+	err = parallel.Run(ctx, workers, len(jobs), func(_, j int) error {
 		for k := range files[j] {
 			if f := &files[j][k]; f.owner != nil {
 				if err := links.Link(ctx, f.owner.name, f.name); err != nil {
@@ -395,43 +396,4 @@ func checkUniqueVersions(ix *policy.Index, v *policy.ChannelView) error {
 		seen[s] = p
 	}
 	return nil
-}
-
-// parallel runs fn for i in [0, n) on a bounded pool; worker is the
-// pool slot, for per-worker state. The first error cancels the rest.
-func parallel(ctx context.Context, workers, n int, fn func(worker, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := fn(w, i); err != nil {
-					once.Do(func() { firstErr = err })
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
-	for i := 0; i < n; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
 }

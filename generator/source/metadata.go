@@ -12,10 +12,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // MetadataKind is the required "kind" of a release-metadata document.
@@ -79,36 +79,32 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	}
 	// Documents are read and parsed on every core (thousands of them at
 	// real scale), each worker with its own version cache; results keep
-	// name order, and the first failing file in that order is reported.
+	// name order, and the first failing file in that order is reported
+	// (parallel.Run has run every file before a failing one).
 	parsed := make([]graph.Release, len(names))
 	keep := make([]bool, len(names))
 	errs := make([]error, len(names))
-	workers := min(runtime.GOMAXPROCS(0), len(names))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			versions := versionCache{}
-			for i := w; i < len(names); i += workers {
-				if errs[i] = ctx.Err(); errs[i] != nil {
-					return
-				}
-				data, err := fs.ReadFile(fsys, names[i])
-				if err != nil {
-					errs[i] = fmt.Errorf("release source: %w", err)
-					return
-				}
-				parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, versions)
-				if errs[i] != nil {
-					return
-				}
-			}
-		})
+	workers := runtime.GOMAXPROCS(0)
+	caches := make([]versionCache, workers)
+	for w := range caches {
+		caches[w] = versionCache{}
 	}
-	wg.Wait()
+	runErr := parallel.Run(ctx, workers, len(names), func(w, i int) error {
+		data, err := fs.ReadFile(fsys, names[i])
+		if err != nil {
+			errs[i] = fmt.Errorf("release source: %w", err)
+		} else {
+			parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, caches[w])
+		}
+		return errs[i]
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if runErr != nil {
+		return nil, runErr
 	}
 	var releases []graph.Release
 	for i, r := range parsed {

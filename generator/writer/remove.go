@@ -1,11 +1,13 @@
 package writer
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
+
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // removeTree is os.RemoveAll for a generation: the directories three
@@ -30,17 +32,12 @@ func removeTree(dir string) error {
 		}
 		level = next
 	}
-	leaves := level
-	errs := make([]error, len(leaves))
-	workers := min(runtime.GOMAXPROCS(0), len(leaves))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(leaves); i += workers {
-				errs[i] = os.RemoveAll(leaves[i])
-			}
-		})
-	}
-	wg.Wait()
+	// Every leaf is tried, whatever fails: errors are collected, not
+	// returned to Run.
+	errs := make([]error, len(level))
+	_ = parallel.Run(context.Background(), runtime.GOMAXPROCS(0), len(level), func(_, i int) error {
+		errs[i] = os.RemoveAll(level[i])
+		return nil
+	})
 	return errors.Join(append(errs, os.RemoveAll(dir))...)
 }
