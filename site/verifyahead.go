@@ -25,14 +25,17 @@ const (
 // as it would have. It stops when g is no longer served.
 func (h *Handler) verifyAhead(g *Generation) {
 	start := time.Now()
-	byDigest := map[string]string{}
+	// One file per digest not verified yet (hard links share one).
+	var todo []string
+	seen := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(g.Manifest.Files)) {
 		d := g.Manifest.Files[name].SHA256
-		if _, done := h.verified.Load(d); !done && byDigest[d] == "" {
-			byDigest[d] = name
+		if _, done := h.verified.Load(d); !done && !seen[d] {
+			seen[d] = true
+			todo = append(todo, name)
 		}
 	}
-	g.aheadLeft.Store(int64(len(byDigest)))
+	g.aheadLeft.Store(int64(len(todo)))
 	var (
 		names          []string
 		bufs           [][]byte
@@ -49,11 +52,10 @@ func (h *Handler) verifyAhead(g *Generation) {
 		}
 		names, bufs, size = names[:0], bufs[:0], 0
 	}
-	for _, d := range slices.Sorted(maps.Keys(byDigest)) {
+	for _, name := range todo {
 		if h.gen.Load() != g {
 			return
 		}
-		name := byDigest[d]
 		data, err := fs.ReadFile(g.root.FS(), name)
 		g.aheadLeft.Add(-1)
 		if err != nil {
