@@ -226,7 +226,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	for w := range renderers {
 		renderers[w] = views.NewRenderer(b.Graph)
 	}
-	err = parallel.Run(ctx, workers, len(jobs), func(w, o int) error {
+	err = parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, w, o int) error {
 		i := order[o]
 		v := ix.View(jobs[i].channel, jobs[i].arch)
 		if err := checkUniqueVersions(ix, v); err != nil {
@@ -275,7 +275,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	if err != nil {
 		return nil, err
 	}
-	err = parallel.Run(ctx, workers, len(jobs), func(_, j int) error {
+	err = parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, _, j int) error {
 		for k := range files[j] {
 			if f := &files[j][k]; f.owner != nil {
 				if err := links.Link(ctx, f.owner.name, f.name); err != nil {

@@ -89,7 +89,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	for w := range caches {
 		caches[w] = versionCache{}
 	}
-	runErr := parallel.Run(ctx, workers, len(names), func(w, i int) error {
+	runErr := parallel.Run(ctx, workers, len(names), func(_ context.Context, w, i int) error {
 		data, err := fs.ReadFile(fsys, names[i])
 		if err != nil {
 			errs[i] = fmt.Errorf("release source: %w", err)

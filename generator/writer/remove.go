@@ -35,7 +35,7 @@ func removeTree(dir string) error {
 	// Every leaf is tried, whatever fails: errors are collected, not
 	// returned to Run.
 	errs := make([]error, len(level))
-	_ = parallel.Run(context.Background(), runtime.GOMAXPROCS(0), len(level), func(_, i int) error {
+	_ = parallel.Run(context.Background(), runtime.GOMAXPROCS(0), len(level), func(_ context.Context, _, i int) error {
 		errs[i] = os.RemoveAll(level[i])
 		return nil
 	})

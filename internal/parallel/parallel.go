@@ -6,35 +6,35 @@ import (
 	"sync"
 )
 
-// Run runs fn for i in [0, n) on workers goroutines; worker is the pool
-// slot (0 ≤ worker < workers), for per-worker state. Indices are handed
-// out in increasing order. The first error stops the handing out and is
-// returned, but every index already handed out still runs, so when fn
-// fails for i it has run for every index below i. Without an error, Run
-// returns ctx's error if ctx ended before every index was handed out.
-func Run(ctx context.Context, workers, n int, fn func(worker, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// Run runs fn for i in [0, n) on at most workers goroutines; worker is
+// the pool slot (0 ≤ worker < workers), for per-worker state, and ctx is
+// cancelled once any call fails, so calls in flight can stop early.
+// Indices are handed out in increasing order. The first error stops the
+// handing out and is returned, but every index already handed out still
+// runs, so when fn fails for i it has run for every index below i.
+// Without an error, Run returns the cause of ctx's end if it ended before
+// every index was handed out.
+func Run(ctx context.Context, workers, n int, fn func(ctx context.Context, worker, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	next := make(chan int)
 	var (
 		wg       sync.WaitGroup
 		once     sync.Once
 		firstErr error
 	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for w := range max(1, min(workers, n)) {
+		wg.Go(func() {
 			for i := range next {
-				if err := fn(w, i); err != nil {
+				if err := fn(ctx, w, i); err != nil {
 					once.Do(func() { firstErr = err })
-					cancel()
+					cancel(err)
 				}
 			}
-		}()
+		})
 	}
 feed:
-	for i := 0; i < n; i++ {
+	for i := range n {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -46,5 +46,5 @@ feed:
 	if firstErr != nil {
 		return firstErr
 	}
-	return ctx.Err()
+	return context.Cause(ctx)
 }

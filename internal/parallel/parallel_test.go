@@ -12,7 +12,7 @@ func TestRunEveryIndexOnce(t *testing.T) {
 	const n = 1000
 	var seen [n]atomic.Int32
 	var badWorker atomic.Bool
-	if err := Run(context.Background(), 4, n, func(w, i int) error {
+	if err := Run(context.Background(), 4, n, func(_ context.Context, w, i int) error {
 		if w < 0 || w >= 4 {
 			badWorker.Store(true)
 		}
@@ -38,7 +38,7 @@ func TestRunStopsAtAnError(t *testing.T) {
 	var mu sync.Mutex
 	ran := map[int]bool{}
 	boom := errors.New("boom")
-	err := Run(context.Background(), 3, n, func(_, i int) error {
+	err := Run(context.Background(), 3, n, func(_ context.Context, _, i int) error {
 		mu.Lock()
 		ran[i] = true
 		mu.Unlock()
@@ -63,7 +63,7 @@ func TestRunStopsAtAnError(t *testing.T) {
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Run(ctx, 2, 100, func(_, _ int) error { return nil }); !errors.Is(err, context.Canceled) {
+	if err := Run(ctx, 2, 100, func(context.Context, int, int) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // Reason says why an object is uploaded or deleted.
@@ -265,7 +266,7 @@ func (p *Plan) verify(ctx context.Context, paths []string, published *manifest.M
 		return nil
 	}
 	objs := make([]*object, len(paths))
-	err := runPool(ctx, workers, len(paths), func(ctx context.Context, i int) error {
+	err := parallel.Run(ctx, workers, len(paths), func(ctx context.Context, _, i int) error {
 		var err error
 		objs[i], err = p.bucket.head(ctx, paths[i])
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // DefaultMaxDeletes is the CLI's cap on deletions per publish.
@@ -170,7 +171,7 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 				batch = append(batch, a)
 			}
 		}
-		err := runPool(ctx, opts.workers(), len(batch), func(ctx context.Context, i int) error {
+		err := parallel.Run(ctx, opts.workers(), len(batch), func(ctx context.Context, _, i int) error {
 			a := batch[i]
 			if err := p.upload(ctx, a); err != nil {
 				return err
@@ -195,7 +196,7 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 			log.Warn("could not remove the publish journal", "err", err)
 		}
 	}
-	return runPool(ctx, opts.workers(), len(p.Deletes), func(ctx context.Context, i int) error {
+	return parallel.Run(ctx, opts.workers(), len(p.Deletes), func(ctx context.Context, _, i int) error {
 		a := p.Deletes[i]
 		if err := p.bucket.remove(ctx, a.Path); err != nil {
 			return err
