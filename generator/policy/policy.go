@@ -4,6 +4,7 @@
 package policy
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 
@@ -43,26 +44,36 @@ func isDigitOrLower(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c 
 // DefaultArch is served when a client sends no arch.
 const DefaultArch = "amd64"
 
-// Index holds what every view needs, computed once per graph.
+// Index holds what every view needs, computed once per graph, so that the
+// hundreds of views of a graph do no map lookups, sorting or version
+// formatting of their own.
 type Index struct {
 	g         *graph.Graph
 	byChannel map[string][]int // channel → concrete members, node order
 	arches    [][]string       // node → arch list
-	condByTo  map[int][]condPair
+	served    [][]string       // node → served version, parallel to arches
+	children  [][]int          // node → children in output order
+	condByTo  [][]condPair     // node → conditional edges into it
 	groups    []graph.ConditionalEdge
 	rank      []int // node → output position
 }
 
-type condPair struct{ from, to, group int }
+type condPair struct{ from, group int }
 
 // NewIndex indexes g, the final graph-builder graph.
 func NewIndex(g *graph.Graph) *Index {
-	ix := &Index{g: g, byChannel: map[string][]int{}, arches: make([][]string, g.Len()), condByTo: map[int][]condPair{}, groups: g.Conditional, rank: g.Ranks()}
-	for i, n := range g.Nodes() {
-		if n.Abstract {
+	n := g.Len()
+	ix := &Index{
+		g: g, byChannel: map[string][]int{}, groups: g.Conditional, rank: g.Ranks(),
+		arches: make([][]string, n), served: make([][]string, n), children: make([][]int, n), condByTo: make([][]condPair, n),
+	}
+	for i, node := range g.Nodes() {
+		ix.children[i] = g.Children(i)
+		slices.SortFunc(ix.children[i], func(a, b int) int { return ix.rank[a] - ix.rank[b] })
+		if node.Abstract {
 			continue
 		}
-		if v, ok := n.Metadata[graph.KeyChannels]; ok {
+		if v, ok := node.Metadata[graph.KeyChannels]; ok {
 			seen := map[string]bool{}
 			for _, c := range graph.SplitList(v) {
 				if !seen[c] {
@@ -71,8 +82,12 @@ func NewIndex(g *graph.Graph) *Index {
 				}
 			}
 		}
-		if v, ok := n.Metadata[graph.KeyArch]; ok {
+		if v, ok := node.Metadata[graph.KeyArch]; ok {
 			ix.arches[i] = graph.SplitList(v)
+			ix.served[i] = make([]string, len(ix.arches[i]))
+			for k, arch := range ix.arches[i] {
+				ix.served[i][k] = servedVersion(node, arch)
+			}
 		}
 	}
 	for gi, ce := range g.Conditional {
@@ -80,7 +95,7 @@ func NewIndex(g *graph.Graph) *Index {
 			from, ok1 := g.Lookup(e.From)
 			to, ok2 := g.Lookup(e.To)
 			if ok1 && ok2 {
-				ix.condByTo[to] = append(ix.condByTo[to], condPair{from, to, gi})
+				ix.condByTo[to] = append(ix.condByTo[to], condPair{from, gi})
 			}
 		}
 	}
@@ -123,60 +138,59 @@ type ConditionalPair struct {
 // conditional edges without nodes.
 func (ix *Index) View(channel, arch string) *ChannelView {
 	v := &ChannelView{Channel: channel, Arch: arch}
-	g := ix.g
 	for _, i := range ix.byChannel[channel] {
 		if slices.Contains(ix.arches[i], arch) {
 			v.Nodes = append(v.Nodes, i)
 		}
 	}
 	slices.SortFunc(v.Nodes, func(a, b int) int { return ix.rank[a] - ix.rank[b] })
-	pos := make(map[int]int, len(v.Nodes))
+	// pos[node] is the node's position in the view plus one (0: not in it).
+	pos := make([]int32, ix.g.Len())
 	for p, i := range v.Nodes {
-		pos[i] = p
+		pos[i] = int32(p + 1)
 	}
 	v.Versions = make([]string, len(v.Nodes))
 	for p, i := range v.Nodes {
-		v.Versions[p] = servedVersion(g.Node(i), arch)
-		for _, c := range g.Children(i) {
-			if q, ok := pos[c]; ok {
-				v.Edges = append(v.Edges, [2]int{p, q})
+		v.Versions[p] = ix.served[i][slices.Index(ix.arches[i], arch)]
+		// Children are in output order, as positions are: each row of
+		// edges comes out sorted.
+		for _, c := range ix.children[i] {
+			if q := pos[c]; q != 0 {
+				v.Edges = append(v.Edges, [2]int{p, int(q - 1)})
 			}
 		}
 	}
-	slices.SortFunc(v.Edges, comparePair)
 	ix.conditional(v, pos)
 	return v
 }
 
-func comparePair(a, b [2]int) int {
-	if a[0] != b[0] {
-		return a[0] - b[0]
-	}
-	return a[1] - b[1]
-}
-
 // conditional keeps the conditional edges between kept releases, grouped as
-// in the graph, edges sorted by (from, to) and groups by their first edge.
-func (ix *Index) conditional(v *ChannelView, pos map[int]int) {
-	byGroup := map[int][][2]int{}
+// in the graph, edges sorted by (from, to) and groups by their first edge
+// (an edge is in one group only, so first edges differ).
+func (ix *Index) conditional(v *ChannelView, pos []int32) {
+	// Each group's kept edges as from<<32 | to, in positions.
+	byGroup := make([][]uint64, len(ix.groups))
+	var gids []int
 	for q, i := range v.Nodes {
 		for _, cp := range ix.condByTo[i] {
-			if p, ok := pos[cp.from]; ok {
-				byGroup[cp.group] = append(byGroup[cp.group], [2]int{p, q})
+			if p := pos[cp.from]; p != 0 {
+				if byGroup[cp.group] == nil {
+					gids = append(gids, cp.group)
+				}
+				byGroup[cp.group] = append(byGroup[cp.group], uint64(p-1)<<32|uint64(q))
 			}
 		}
 	}
-	gids := make([]int, 0, len(byGroup))
-	for gi, es := range byGroup {
-		slices.SortFunc(es, comparePair)
-		gids = append(gids, gi)
-	}
-	slices.SortFunc(gids, func(a, b int) int { return comparePair(byGroup[a][0], byGroup[b][0]) })
 	for _, gi := range gids {
-		ce := graph.ConditionalEdge{Risks: ix.groups[gi].Risks}
+		slices.Sort(byGroup[gi])
+	}
+	slices.SortFunc(gids, func(a, b int) int { return cmp.Compare(byGroup[a][0], byGroup[b][0]) })
+	for _, gi := range gids {
+		ce := graph.ConditionalEdge{Risks: ix.groups[gi].Risks, Edges: make([]graph.EdgeRef, 0, len(byGroup[gi]))}
 		for _, e := range byGroup[gi] {
-			ce.Edges = append(ce.Edges, graph.EdgeRef{From: v.Versions[e[0]], To: v.Versions[e[1]]})
-			v.ConditionalPairs = append(v.ConditionalPairs, ConditionalPair{From: e[0], To: e[1], Group: len(v.Conditional)})
+			from, to := int(e>>32), int(e&(1<<32-1))
+			ce.Edges = append(ce.Edges, graph.EdgeRef{From: v.Versions[from], To: v.Versions[to]})
+			v.ConditionalPairs = append(v.ConditionalPairs, ConditionalPair{From: from, To: to, Group: len(v.Conditional)})
 		}
 		v.Conditional = append(v.Conditional, ce)
 	}
@@ -194,7 +208,7 @@ func StripArch(v, arch string) string {
 }
 
 // servedVersion is StripArch for a node, whose version the graph parsed
-// once already: views are computed twice per channel × arch.
+// once already.
 func servedVersion(n *graph.Node, arch string) string {
 	pv, ok := n.SemVer()
 	if !ok {

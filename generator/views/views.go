@@ -17,8 +17,11 @@ import (
 // Renderer encodes views. Node objects are identical in every view of the
 // same architecture, so each is encoded once and reused.
 type Renderer struct {
-	g     *graph.Graph
-	nodes map[nodeKey][]byte
+	g *graph.Graph
+	// nodes[arch][node] is the node as served for arch, encoded on first
+	// use: a slice rather than a map keyed by (node, arch), since every
+	// file looks up each of its nodes.
+	nodes map[string][][]byte
 	// risks holds encoded risk lists by their first element and length:
 	// views share the graph's risk slices, and the same few hundred lists
 	// are written into tens of thousands of per-version files.
@@ -30,22 +33,26 @@ type risksKey struct {
 	n     int
 }
 
-type nodeKey struct {
-	node int
-	arch string
-}
-
 // NewRenderer returns a Renderer for views of g. It is not safe for
 // concurrent use; use one per goroutine.
 func NewRenderer(g *graph.Graph) *Renderer {
-	return &Renderer{g: g, nodes: map[nodeKey][]byte{}, risks: map[risksKey][]byte{}}
+	return &Renderer{g: g, nodes: map[string][][]byte{}, risks: map[risksKey][]byte{}}
 }
 
-// node returns the encoded node as served for arch: arch-stripped version
+// nodesFor returns the encoded nodes of arch, indexed by node.
+func (r *Renderer) nodesFor(arch string) [][]byte {
+	ns, ok := r.nodes[arch]
+	if !ok {
+		ns = make([][]byte, r.g.Len())
+		r.nodes[arch] = ns
+	}
+	return ns
+}
+
+// node returns node i as served for the arch of ns: arch-stripped version
 // and metadata without the arch key (spec §6.7).
-func (r *Renderer) node(i int, arch, served string) []byte {
-	k := nodeKey{i, arch}
-	if b, ok := r.nodes[k]; ok {
+func (r *Renderer) node(ns [][]byte, i int, served string) []byte {
+	if b := ns[i]; b != nil {
 		return b
 	}
 	n := r.g.Node(i)
@@ -56,7 +63,7 @@ func (r *Renderer) node(i int, arch, served string) []byte {
 		}
 	}
 	b := graph.AppendNode(nil, served, &graph.Node{Version: served, Payload: n.Payload, Metadata: md})
-	r.nodes[k] = b
+	ns[i] = b
 	return b
 }
 
@@ -65,11 +72,12 @@ func (r *Renderer) node(i int, arch, served string) []byte {
 func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 	b = slices.Grow(b, 256*len(v.Nodes)+16*len(v.Edges)+64)
 	b = append(b, `{"version":1,"nodes":[`...)
+	ns := r.nodesFor(v.Arch)
 	for p, i := range v.Nodes {
 		if p > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, r.node(i, v.Arch, v.Versions[p])...)
+		b = append(b, r.node(ns, i, v.Versions[p])...)
 	}
 	b = append(b, `],"edges":[`...)
 	for k, e := range v.Edges {
@@ -152,11 +160,12 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 	members = slices.Compact(members)
 	local := func(m int) int { k, _ := slices.BinarySearch(members, m); return k }
 	b = append(b, `{"version":1,"nodes":[`...)
+	ns := r.nodesFor(v.Arch)
 	for k, m := range members {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, r.node(v.Nodes[m], v.Arch, v.Versions[m])...)
+		b = append(b, r.node(ns, v.Nodes[m], v.Versions[m])...)
 	}
 	b = append(b, `],"edges":[`...)
 	for k, t := range out {
