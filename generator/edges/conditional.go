@@ -1,9 +1,7 @@
 package edges
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +22,6 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 	// Every (edge, risk) match is collected in a flat list, in declaration
 	// order, then sorted by edge: a map of per-edge lists cost three map
 	// operations per match, hundreds of thousands of them at real scale.
-	type match struct{ from, to, risk int }
 	riskIDs := map[string]int{}
 	var risks []graph.Risk
 	var matches []match
@@ -44,14 +41,13 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 			}
 		}
 	}
+	// Sorted by (to, from) in output order, and stable, so an edge's risks
+	// keep declaration order: two counting sorts by rank, since ranks are
+	// small integers and a comparison sort of this many matches cost more
+	// than the rest of this function.
 	rank := g.Ranks()
-	// Stable: an edge's risks keep declaration order.
-	slices.SortStableFunc(matches, func(a, b match) int {
-		if c := cmp.Compare(rank[a.to], rank[b.to]); c != 0 {
-			return c
-		}
-		return cmp.Compare(rank[a.from], rank[b.from])
-	})
+	matches = sortByRank(matches, rank, func(m match) int { return m.from })
+	matches = sortByRank(matches, rank, func(m match) int { return m.to })
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
 	var keyBuf []byte
@@ -79,6 +75,26 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 		groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(edge[0].from).Version, To: g.Node(edge[0].to).Version})
 	}
 	return groups
+}
+
+type match struct{ from, to, risk int }
+
+// sortByRank returns ms stably sorted by the rank of node(m).
+func sortByRank(ms []match, rank []int, node func(match) int) []match {
+	start := make([]int, len(rank)+1)
+	for _, m := range ms {
+		start[rank[node(m)]+1]++
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	out := make([]match, len(ms))
+	for _, m := range ms {
+		r := rank[node(m)]
+		out[start[r]] = m
+		start[r]++
+	}
+	return out
 }
 
 // internRisk gives equal risks one id: upstream groups by risk content.
