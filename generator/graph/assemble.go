@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/upgraph/upgraph/generator/version"
 )
@@ -44,15 +45,39 @@ func Assemble(releases []Release) (*Graph, error) {
 		}
 		origins[v] = r.Origin
 	}
+	// Edges are appended unsorted and each list sorted once at the end:
+	// hundreds of thousands of sorted inserts cost several times more.
+	// Targets are memoised by (version, build), since previous lists name
+	// the same few thousand versions over and over.
+	type target struct{ version, build string }
+	targets := map[target]int{}
+	resolve := func(v version.Version, build string) int {
+		k := target{v.String(), build}
+		i, ok := targets[k]
+		if !ok {
+			i = g.ensure(v.StringWithBuild(build))
+			targets[k] = i
+		}
+		return i
+	}
 	for _, r := range releases {
 		self, _ := g.Lookup(r.Version.String())
 		build := r.Version.Build()
 		for _, p := range r.Previous {
-			g.AddEdge(g.ensure(p.StringWithBuild(build)), self)
+			from := resolve(p, build)
+			g.out[from] = append(g.out[from], self)
+			g.in[self] = append(g.in[self], from)
 		}
 		for _, n := range r.Next {
-			g.AddEdge(self, g.ensure(n.StringWithBuild(build)))
+			to := resolve(n, build)
+			g.out[self] = append(g.out[self], to)
+			g.in[to] = append(g.in[to], self)
 		}
+	}
+	for i := range g.out {
+		g.out[i] = sortedSet(g.out[i])
+		g.in[i] = sortedSet(g.in[i])
+		g.edgeCount += len(g.out[i])
 	}
 	if err := g.CheckAcyclic(); err != nil {
 		var ce *CycleError
@@ -62,6 +87,12 @@ func Assemble(releases []Release) (*Graph, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// sortedSet sorts s and drops repeats, in place.
+func sortedSet(s []int) []int {
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // ensure returns the node for v, inserting an abstract node if needed.
