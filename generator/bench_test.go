@@ -26,6 +26,17 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
+// BenchmarkReleases measures reading and assembling the synthesised
+// release-metadata documents, the first part of BenchmarkBuild.
+func BenchmarkReleases(b *testing.B) {
+	src, _ := realInputs(b)
+	for b.Loop() {
+		if _, err := src.Graph(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkGenerate measures a full generation from the real graph-data and
 // synthesised releases: build, render every channel × arch graph and every
 // per-version graph, write them and index.json, and swap the tree in. The

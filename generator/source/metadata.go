@@ -144,9 +144,12 @@ func (c versionCache) parse(s string) (version.Version, error) {
 
 func parseMetadataDocument(name string, data []byte, versions versionCache) (r graph.Release, keep bool, err error) {
 	var doc MetadataDocument
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return r, false, fmt.Errorf("%s: %w", name, graph.JSONPosition(data, err))
+	if !decodeMetadataFast(data, &doc) {
+		doc = MetadataDocument{}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if err := dec.Decode(&doc); err != nil {
+			return r, false, fmt.Errorf("%s: %w", name, graph.JSONPosition(data, err))
+		}
 	}
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s: %s", name, fieldLine(data, field), field, fmt.Sprintf(format, args...))
