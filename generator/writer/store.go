@@ -66,7 +66,7 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirStaging{treeFiles: treeFiles{root: tmp}, final: dir, tmp: tmp, unlock: unlock}, nil
+	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: dir}, final: dir, tmp: tmp, unlock: unlock}, nil
 }
 
 type dirStaging struct {
@@ -84,13 +84,19 @@ type Linker interface {
 // treeFiles writes a tree's files under root, for both stores.
 type treeFiles struct {
 	root string
-	dirs sync.Map // created subdirectories
+	// previous, when set, is the tree this one replaces: a file whose
+	// bytes it already holds is linked from there instead of written.
+	previous string
+	dirs     sync.Map // created subdirectories
 }
 
 func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 	p, err := d.path(ctx, name)
 	if err != nil {
 		return err
+	}
+	if d.previous != "" && reuse(filepath.Join(d.previous, filepath.FromSlash(name)), p, data) {
+		return nil
 	}
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		return fmt.Errorf("output: %w", err)

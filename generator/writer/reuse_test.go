@@ -1,0 +1,105 @@
+//go:build unix
+
+package writer
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func inode(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	st, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestDirStoreReusesIdenticalFiles checks that a regeneration links the
+// files the previous tree already holds byte for byte, and writes every
+// other one: changed content of the same size, a file altered in place
+// since it was written, and a symbolic link planted in the old tree.
+func TestDirStoreReusesIdenticalFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := DirStore{Dir: dir}
+	old := map[string]string{
+		"same.json":           "unchanged bytes",
+		"graph/a/same.json":   "unchanged too",
+		"graph/a/edited.json": "original",
+		"graph/a/size.json":   "first",
+		"graph/a/bad.json":    "good content",
+		"graph/a/link.json":   "target bytes",
+		"empty.json":          "",
+	}
+	commit(t, s, old)
+	// Altered in place after being written: same size, other bytes.
+	if err := os.WriteFile(filepath.Join(dir, "graph/a/bad.json"), []byte("BAD content!"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A symbolic link to a file with the wanted bytes, outside the tree.
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("target bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "graph/a/link.json")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]os.FileInfo{}
+	for name := range old {
+		before[name] = inode(t, filepath.Join(dir, name))
+	}
+
+	next := maps.Clone(old)
+	next["graph/a/edited.json"] = "modified" // same length as "original"
+	next["graph/a/size.json"] = "second, longer"
+	next["graph/a/new.json"] = "new"
+	st := generation(t, s, next)
+	// Until Commit, the old tree is as it was, links included.
+	if got, err := os.ReadFile(filepath.Join(dir, "graph/a/edited.json")); err != nil || string(got) != "original" {
+		t.Fatalf("staging changed the live tree: %q, %v", got, err)
+	}
+	if err := st.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, snapshot(t, dir)); !maps.Equal(got, next) {
+		t.Fatalf("tree after regeneration:\n%v\nwant\n%v", got, next)
+	}
+	for name, wantLinked := range map[string]bool{
+		"same.json": true, "graph/a/same.json": true, "empty.json": true,
+		"graph/a/edited.json": false, "graph/a/size.json": false, "graph/a/bad.json": false, "graph/a/link.json": false,
+	} {
+		after := inode(t, filepath.Join(dir, name))
+		if !after.Mode().IsRegular() {
+			t.Errorf("%s is %v, want a regular file", name, after.Mode())
+		}
+		if linked := os.SameFile(before[name], after); linked != wantLinked {
+			t.Errorf("%s: reused the old file: %v, want %v", name, linked, wantLinked)
+		}
+	}
+	if got, err := os.ReadFile(outside); err != nil || string(got) != "target bytes" {
+		t.Errorf("the symbolic link's target changed: %q, %v", got, err)
+	}
+}
+
+// TestDirStoreAbortKeepsReusedFiles checks that aborting a generation that
+// linked old files leaves them (and their content) in the live tree.
+func TestDirStoreAbortKeepsReusedFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := DirStore{Dir: dir}
+	commit(t, s, gen1)
+	before := snapshot(t, dir)
+	if err := generation(t, s, gen1).Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if after := snapshot(t, dir); !maps.Equal(after, before) {
+		t.Errorf("Abort changed the tree:\n%v\nwant\n%v", after, before)
+	}
+}
