@@ -17,6 +17,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/upgraph/upgraph/generator/annotate"
 	"github.com/upgraph/upgraph/generator/edges"
@@ -81,12 +82,15 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		gdErr error
 		done  = make(chan struct{})
 	)
+	start := time.Now()
 	go func() {
 		defer close(done)
 		gd, gdErr = graphdata.Load(graphData, opts.GraphData)
 	}()
 	g, err := releases.Graph(ctx)
+	log.Debug("releases read", "duration", time.Since(start))
 	<-done
+	log.Debug("graph-data read", "duration", time.Since(start))
 	if gdErr != nil {
 		return nil, gdErr
 	}
@@ -115,6 +119,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	for _, w := range annotate.Apply(g, gd, annotate.Options{UpstreamQuirks: opts.UpstreamQuirks}) {
 		log.Warn("graph-data", "problem", w)
 	}
+	log.Debug("graph-data annotated", "duration", time.Since(start))
 	warnings, err := edges.Apply(g, edges.Options{})
 	if err != nil {
 		return nil, err
@@ -122,7 +127,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	for _, w := range warnings {
 		log.Debug("edges", "note", w)
 	}
-	log.Info("graph built", "releases", g.Len(), "edges", g.EdgeCount(), "conditionalGroups", len(g.Conditional))
+	log.Info("graph built", "duration", time.Since(start), "releases", g.Len(), "edges", g.EdgeCount(), "conditionalGroups", len(g.Conditional))
 	b.Graph = g
 	return b, nil
 }
