@@ -30,13 +30,15 @@ vet:
 deps:
 	bash .ci/deps
 
-# Fuzzers of the request parsing, each for a bounded number of inputs
+# Fuzzers (package:function) of the request parsing and of the release
+# documents' fast decoder, each for a bounded number of inputs
 # (FUZZTIME; about 5-15 s each here). A count, not a duration: go1.26's fuzz
 # coordinator can report "context deadline exceeded" when a duration ends
 # while a starved worker is mid-input (golang/go#75804, fixed in go1.27),
 # failing CI without any failing input.
 FUZZTIME ?= 30000x
-FUZZERS  ?= FuzzGraphQuery FuzzAccept FuzzSignaturePath FuzzFastRequest
+FUZZERS  ?= site:FuzzGraphQuery site:FuzzAccept site:FuzzSignaturePath site:FuzzFastRequest \
+            generator/source:FuzzMetadataFast
 
 test: deps vet
 	$(GO) test -count=1 -timeout 25m ./...
@@ -44,8 +46,9 @@ test: deps vet
 
 fuzz:
 	@for f in $(FUZZERS); do \
-	  echo "fuzz $$f for $(FUZZTIME)"; \
-	  $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -timeout 5m ./site/ || exit 1; \
+	  pkg=$${f%%:*}; fn=$${f#*:}; \
+	  echo "fuzz $$fn in ./$$pkg for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -timeout 5m ./$$pkg/ || exit 1; \
 	done
 
 demo: build
