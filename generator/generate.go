@@ -110,12 +110,17 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		}
 	}
 	b := &Built{
-		Channels:       gd.ChannelNames(),
-		GraphData:      gd,
-		ReleasesKind:   strings.SplitN(releases.String(), ":", 2)[0],
-		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),
-		Signatures:     sigs.Contents(),
+		Channels:     gd.ChannelNames(),
+		GraphData:    gd,
+		ReleasesKind: strings.SplitN(releases.String(), ":", 2)[0],
+		Signatures:   sigs.Contents(),
 	}
+	// The release digest is of the graph as read, so it is encoded before
+	// graph-data changes it; hashing tens of megabytes then runs beside
+	// the annotation and edge passes, which use one core.
+	encoded := g.Encode(g.SortedOrder())
+	digest := make(chan string, 1)
+	go func() { digest <- manifest.Digest(encoded) }()
 	for _, w := range annotate.Apply(g, gd, annotate.Options{UpstreamQuirks: opts.UpstreamQuirks}) {
 		log.Warn("graph-data", "problem", w)
 	}
@@ -127,6 +132,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	for _, w := range warnings {
 		log.Debug("edges", "note", w)
 	}
+	b.ReleasesDigest = <-digest
 	log.Info("graph built", "duration", time.Since(start), "releases", g.Len(), "edges", g.EdgeCount(), "conditionalGroups", len(g.Conditional))
 	b.Graph = g
 	return b, nil

@@ -1,7 +1,6 @@
 package edges
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -33,9 +32,10 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 		}
 		re := m.memo(d.From)
 		matchAll := d.From.String() == ".*"
+		results := m.resultsOf(re)
 		for _, x := range targets {
 			for _, y := range g.Parents(x) {
-				if matchAll || m.match(re, y) {
+				if matchAll || m.matchWith(results, re, y) {
 					matches = append(matches, match{y, x, id})
 				}
 			}
@@ -99,11 +99,23 @@ func sortByRank(ms []match, rank []int, node func(match) int) []match {
 
 // internRisk gives equal risks one id: upstream groups by risk content.
 func internRisk(ids map[string]int, risks *[]graph.Risk, r graph.Risk) int {
-	key := fmt.Sprintf("%q %q %q %q", r.URL, r.Name, r.Message, r.MatchingRules)
-	if id, ok := ids[key]; ok {
+	// Each field length-prefixed, so no two risks share a key.
+	key := make([]byte, 0, 64+len(r.URL)+len(r.Name)+len(r.Message))
+	field := func(s string) {
+		key = strconv.AppendInt(key, int64(len(s)), 10)
+		key = append(append(key, ':'), s...)
+	}
+	field(r.URL)
+	field(r.Name)
+	field(r.Message)
+	for _, mr := range r.MatchingRules {
+		field(mr.Type)
+		field(mr.PromQL)
+	}
+	if id, ok := ids[string(key)]; ok {
 		return id
 	}
-	ids[key] = len(*risks)
+	ids[string(key)] = len(*risks)
 	*risks = append(*risks, r)
-	return ids[key]
+	return len(*risks) - 1
 }

@@ -206,11 +206,21 @@ func (m *matcher) compile(pattern string) (*regexp.Regexp, error) {
 }
 
 func (m *matcher) match(re *regexp.Regexp, node int) bool {
+	return m.matchWith(m.resultsOf(re), re, node)
+}
+
+// resultsOf returns re's memoised results by node: 0 unknown, 1 no, 2 yes.
+func (m *matcher) resultsOf(re *regexp.Regexp) []int8 {
 	r := m.results[re]
 	if r == nil {
 		r = make([]int8, m.g.Len())
 		m.results[re] = r
 	}
+	return r
+}
+
+// matchWith is match with re's results already looked up.
+func (m *matcher) matchWith(r []int8, re *regexp.Regexp, node int) bool {
 	if r[node] == 0 {
 		r[node] = 1
 		if re.MatchString(m.g.Node(node).Version) {
