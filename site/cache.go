@@ -25,14 +25,18 @@ type content struct {
 // request for each file after a start or an eviction waits for.
 func (c *content) gzipped() ([]byte, string) {
 	c.gzipOnce.Do(func() {
-		var b bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression)
-		zw.Write(c.body)
-		zw.Close()
-		c.gz = b.Bytes()
+		c.gz = gzipBytes(c.body)
 		c.gzEtag = c.etag[:len(c.etag)-1] + `-gz"`
 	})
 	return c.gz, c.gzEtag
+}
+
+func gzipBytes(body []byte) []byte {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression)
+	zw.Write(body)
+	zw.Close()
+	return b.Bytes()
 }
 
 // cache holds file contents by digest, so hard-linked duplicates and

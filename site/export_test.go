@@ -11,7 +11,15 @@ var AcceptsGzip = acceptsGzip
 // GzippedBody returns the gzip body the handler serves for file name of
 // the current generation, as held in its content cache.
 func (h *Handler) GzippedBody(name string) ([]byte, error) {
-	c, err := h.content(h.gen.Load(), name)
+	gen := h.gen.Load()
+	if len(name) > len("graph/") && name[:len("graph/")] == "graph/" {
+		c, err := h.gzipContent(gen, name)
+		if err != nil {
+			return nil, err
+		}
+		return c.body, nil
+	}
+	c, err := h.content(gen, name)
 	if err != nil {
 		return nil, err
 	}
@@ -64,3 +72,6 @@ func (h *Handler) Verified(digest string) bool {
 	_, ok := h.verified.Load(digest)
 	return ok
 }
+
+// CachedBytes is what the content cache holds, in bytes.
+func (h *Handler) CachedBytes() int64 { return h.cache.bytes() }

@@ -32,31 +32,33 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 	}
 	a.mediaType, a.gzip = mediaType, acceptsGzip(r.acceptEncoding)
 	switch {
-	case t.gen == nil || a.gzip:
-		c := h.empty
-		if t.gen != nil {
-			var err error
-			if c, err = h.content(t.gen, t.name); err != nil {
-				return a, false
-			}
-		}
-		a.body, a.etag = c.body, c.etag
+	case t.gen == nil:
+		a.body, a.etag = h.empty.body, h.empty.etag
 		if a.gzip {
-			a.body, a.etag = c.gzipped()
+			a.body, a.etag = h.empty.gzipped()
 		}
 		a.size = int64(len(a.body))
-	default:
-		f := t.gen.Manifest.Files[t.name]
-		a.etag, a.size = etagOf(f.SHA256), f.Size
-		data, err := h.readUnverified(t.gen, t.name, f.SHA256)
+	case a.gzip:
+		c, err := h.gzipContent(t.gen, t.file.name)
 		if err != nil {
 			return a, false
 		}
-		if data != nil {
-			a.body = data
-			break
+		a.body, a.etag, a.size = c.body, c.etag, int64(len(c.body))
+	default:
+		f := t.file
+		a.etag, a.size = f.slot.etag, f.info.Size
+		if !f.slot.verified.Load() {
+			data, err := h.readUnverified(t.gen, f.name, f.info.SHA256)
+			if err != nil {
+				return a, false
+			}
+			if data != nil {
+				a.body = data
+				break
+			}
+			f.slot.verified.Store(true)
 		}
-		file, release, err := t.gen.openShared(t.name, f.SHA256)
+		file, release, err := t.gen.openShared(f)
 		if err != nil {
 			return a, false
 		}

@@ -37,11 +37,11 @@ type Generation struct {
 	graphs   map[graphKey]*servedGraph
 	index    *content // index.json, served to browsers (static.go)
 
-	// shared holds files the fast path keeps open for the generation's
-	// life, by digest (hard-linked duplicates share one), up to
-	// maxSharedFiles.
-	shared       sync.Map   // sha256 → *os.File
-	sharedMu     sync.Mutex // guards nshared, closed and additions to shared
+	// slots holds each distinct content the graphs resolve to; the fast
+	// path keeps up to maxSharedFiles of them open for the generation's
+	// life (hard-linked duplicates share one).
+	slots        []*contentSlot
+	sharedMu     sync.Mutex // guards nshared, sharedClosed and opening slot files
 	nshared      int
 	sharedClosed bool
 
@@ -58,13 +58,30 @@ var maxSharedFiles = sharedFileLimit()
 type graphKey struct{ channel, arch string }
 
 type servedGraph struct {
-	file manifest.File
-	path string
+	file *servedFile // the channel graph
 	// byVersion maps a version without build metadata to the per-version
 	// file of the first release with that version, in node order: the
 	// release a cluster picks as its current one (build metadata is
 	// ignored when it compares versions).
-	byVersion map[string]string
+	byVersion map[string]*servedFile
+}
+
+// servedFile is a file a graph request resolves to, with what answering
+// it needs, so a request looks nothing up by path or digest.
+type servedFile struct {
+	name string
+	info manifest.File
+	slot *contentSlot
+}
+
+// contentSlot is one distinct content of a generation.
+type contentSlot struct {
+	etag string
+	// verified caches a positive answer of Handler.verified for this
+	// content (answers only ever turn positive).
+	verified atomic.Bool
+	// file is kept open for sendfile, once opened (see openShared).
+	file atomic.Pointer[os.File]
 }
 
 // Load opens the tree at dir and checks that every file its index names
@@ -136,12 +153,22 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			return nil, fmt.Errorf("%s has %d bytes, index.json says %d", name, st.Size(), f.Size)
 		}
 	}
-	for _, mg := range m.Graphs {
-		f, ok := m.Files[mg.Path]
+	slots := map[string]*contentSlot{}
+	served := func(name string) *servedFile {
+		f := m.Files[name]
+		slot, ok := slots[f.SHA256]
 		if !ok {
+			slot = &contentSlot{etag: etagOf(f.SHA256)}
+			slots[f.SHA256] = slot
+			g.slots = append(g.slots, slot)
+		}
+		return &servedFile{name: name, info: f, slot: slot}
+	}
+	for _, mg := range m.Graphs {
+		if _, ok := m.Files[mg.Path]; !ok {
 			return nil, fmt.Errorf("index.json: graph %s/%s: %s is not among the files", mg.Channel, mg.Arch, mg.Path)
 		}
-		sg := &servedGraph{file: f, path: mg.Path, byVersion: make(map[string]string, len(mg.Versions))}
+		sg := &servedGraph{file: served(mg.Path), byVersion: make(map[string]*servedFile, len(mg.Versions))}
 		dir := path.Join("graph", mg.Arch, mg.Channel)
 		for _, v := range mg.Versions {
 			pv, err := version.Parse(v)
@@ -153,7 +180,7 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 				return nil, fmt.Errorf("index.json: graph %s/%s: %s is not among the files", mg.Channel, mg.Arch, file)
 			}
 			if _, taken := sg.byVersion[pv.Key()]; !taken {
-				sg.byVersion[pv.Key()] = file
+				sg.byVersion[pv.Key()] = served(file)
 			}
 		}
 		g.graphs[graphKey{mg.Channel, mg.Arch}] = sg
@@ -161,27 +188,29 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 	return g, nil
 }
 
-// openShared returns an open file for reading with explicit offsets (its
-// offset is shared), and what to call when done with it.
-func (g *Generation) openShared(name, digest string) (*os.File, func(), error) {
-	if f, ok := g.shared.Load(digest); ok {
-		return f.(*os.File), noop, nil
+// openShared returns an open file of f's content for reading with
+// explicit offsets (its offset is shared), and what to call when done
+// with it.
+func (g *Generation) openShared(f *servedFile) (*os.File, func(), error) {
+	if file := f.slot.file.Load(); file != nil {
+		return file, noop, nil
 	}
-	f, err := g.open(name)
+	file, err := g.open(f.name)
 	if err != nil {
 		return nil, nil, err
 	}
 	g.sharedMu.Lock()
 	defer g.sharedMu.Unlock()
 	if g.sharedClosed || g.nshared >= maxSharedFiles {
-		return f, func() { f.Close() }, nil
+		return file, func() { file.Close() }, nil
 	}
-	if prev, loaded := g.shared.LoadOrStore(digest, f); loaded {
-		f.Close()
-		return prev.(*os.File), noop, nil
+	if prev := f.slot.file.Load(); prev != nil {
+		file.Close()
+		return prev, noop, nil
 	}
+	f.slot.file.Store(file)
 	g.nshared++
-	return f, noop, nil
+	return file, noop, nil
 }
 
 func noop() {}
@@ -190,10 +219,11 @@ func noop() {}
 func (g *Generation) Close() error {
 	g.sharedMu.Lock()
 	g.sharedClosed = true
-	g.shared.Range(func(_, f any) bool {
-		f.(*os.File).Close()
-		return true
-	})
+	for _, slot := range g.slots {
+		if f := slot.file.Load(); f != nil {
+			f.Close()
+		}
+	}
 	g.sharedMu.Unlock()
 	err := g.root.Close()
 	if g.release != nil {
@@ -204,10 +234,10 @@ func (g *Generation) Close() error {
 
 // lookup resolves a validated request to a file of the tree; ok is false
 // for a channel × arch the tree does not have.
-func (g *Generation) lookup(channel, arch, ver string) (name string, known bool, versionFound bool) {
+func (g *Generation) lookup(channel, arch, ver string) (f *servedFile, known bool, versionFound bool) {
 	sg, ok := g.graphs[graphKey{channel, arch}]
 	if !ok {
-		return "", false, false
+		return nil, false, false
 	}
 	if ver != "" {
 		// The keys are valid versions without build metadata, so a
@@ -221,7 +251,7 @@ func (g *Generation) lookup(channel, arch, ver string) (name string, known bool,
 			}
 		}
 	}
-	return sg.path, true, false
+	return sg.file, true, false
 }
 
 // read returns a file's content, checked against its recorded digest.

@@ -190,15 +190,15 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 			h.writeContent(w, r, mediaType, h.empty, h.opts.CacheControl)
 			return
 		}
-		err := h.serveFile(w, r, mediaType, t.gen, t.name)
+		err := h.serveFile(w, r, mediaType, t.gen, t.file.name)
 		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
 			// The tree was swapped under this generation: pick up the new one.
 			reload()
 			continue
 		}
 		if err != nil {
-			h.log.Error("reading graph", "file", t.name, "err", err)
-			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + t.name})
+			h.log.Error("reading graph", "file", t.file.name, "err", err)
+			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + t.file.name})
 		}
 		return
 	}
@@ -220,7 +220,7 @@ func parseGraphRequest(rawQuery, accept string, acceptPresent bool) (mediaType s
 // upstream answers 200 with an empty graph).
 type graphTarget struct {
 	gen  *Generation
-	name string
+	file *servedFile
 }
 
 // locate finds the file answering q in the generation being served.
@@ -229,7 +229,7 @@ func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
 	if gen == nil {
 		return graphTarget{}, errNotReady
 	}
-	name, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
+	file, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
 	if !known {
 		h.metrics.fallback("unknown_channel")
 		return graphTarget{}, nil
@@ -237,7 +237,7 @@ func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
 	if q.version != "" && !versionFound {
 		h.metrics.fallback("unknown_version")
 	}
-	return graphTarget{gen, name}, nil
+	return graphTarget{gen, file}, nil
 }
 
 func (h *Handler) reloader() func() {
@@ -256,11 +256,13 @@ func (h *Handler) reloader() func() {
 // with the tree. It returns an error only before anything was written.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType string, gen *Generation, name string) error {
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		c, err := h.content(gen, name)
+		c, err := h.gzipContent(gen, name)
 		if err != nil {
 			return err
 		}
-		h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
+		if writeHeader(w, r, mediaType, c.etag, h.opts.CacheControl, int64(len(c.body)), true) && r.Method != http.MethodHead {
+			w.Write(c.body)
+		}
 		return nil
 	}
 	f := gen.Manifest.Files[name]
@@ -317,6 +319,29 @@ func (h *Handler) content(gen *Generation, name string) (*content, error) {
 	}
 	c := &content{body: data, etag: etagOf(f.SHA256)}
 	h.cache.add(f.SHA256, c)
+	return c, nil
+}
+
+// gzipContent returns a graph file's gzip answer (body and ETag),
+// compressed once. Only the compressed bytes are cached, under their own
+// key: clusters ask for gzip (Go's Transport does), and graph JSON
+// compresses to an eighth, so the cache holds eight times as many graph
+// files as it would with each plain body beside its compressed one (a
+// real-scale tree's 1.3 GB of graph files compress to about 160 MB).
+func (h *Handler) gzipContent(gen *Generation, name string) (*content, error) {
+	f := gen.Manifest.Files[name]
+	key := f.SHA256 + "+gzip"
+	if c := h.cache.get(key); c != nil {
+		return c, nil
+	}
+	data, f, err := gen.read(name)
+	if err != nil {
+		return nil, err
+	}
+	h.verified.Store(f.SHA256, true)
+	etag := etagOf(f.SHA256)
+	c := &content{body: gzipBytes(data), etag: etag[:len(etag)-1] + `-gz"`}
+	h.cache.add(key, c)
 	return c, nil
 }
 

@@ -500,6 +500,30 @@ func TestGzip(t *testing.T) {
 	}
 }
 
+// TestGzipCachesOnlyCompressed checks that a graph file's gzip answer
+// costs the cache its compressed bytes only, and that the compressed
+// answer is served from the cache once made.
+func TestGzipCachesOnlyCompressed(t *testing.T) {
+	const target = "/graph?channel=stable-4.16&version=4.15.0"
+	for i := range clients(t, newHandler(t, "", site.Options{})) {
+		h := newHandler(t, "", site.Options{}) // an empty cache for each path
+		c := clients(t, h)[i]
+		t.Run(c.name, func(t *testing.T) {
+			res, body := c.do(t, "GET", target, hdr("Accept-Encoding", "gzip"))
+			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" {
+				t.Fatalf("status %d, Content-Encoding %q", res.StatusCode, res.Header.Get("Content-Encoding"))
+			}
+			if got := h.CachedBytes(); got != int64(len(body)) {
+				t.Errorf("cache holds %d bytes after one gzip answer of %d bytes", got, len(body))
+			}
+			_, again := c.do(t, "GET", target, hdr("Accept-Encoding", "gzip"))
+			if !bytes.Equal(again, body) || h.CachedBytes() != int64(len(body)) {
+				t.Errorf("second answer differs or grew the cache to %d bytes", h.CachedBytes())
+			}
+		})
+	}
+}
+
 // TestReadiness: before a generation, only /healthz and /metrics answer.
 func TestReadiness(t *testing.T) {
 	hh := site.NewHandler(site.Options{})

@@ -6,7 +6,7 @@
 #
 #   site/bench/serve.sh            # real graph-data with synthesised releases
 #   TREE=demo site/bench/serve.sh  # the embedded demo tree
-#   DURATION=60s CONNECTIONS=64 THREADS=2 URLS=20000 MODES="shared pinned"
+#   DURATION=60s CONNECTIONS=64 THREADS=2 URLS=20000 MODES="shared pinned gzip"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TREE=${TREE:-real}
@@ -73,8 +73,10 @@ stop_servers() {
   wait "$UPGRAPH_PID" "$NGINX_PID" 2>/dev/null || true
   UPGRAPH_PID= NGINX_PID=
 }
+warm() { # port wrk-cpu-list wrk-threads duration
+  taskset -c "$2" wrk -t "$3" -c "$CONNECTIONS" -d "$4" -s site/bench/urls.lua "http://127.0.0.1:$1" -- "$WORK/paths.txt" >/dev/null
+}
 bench() { # name port wrk-cpu-list wrk-threads
-  taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d 5s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" >/dev/null # warm-up
   taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" | grep '^RESULT' | sed "s/^RESULT/$1/"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "rps="); split(b, y, "rps="); printf "%.2f", (x[2]+0)/(y[2]+0) }'; }
@@ -85,21 +87,31 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "rps="); split(b, y, "rps
 # pinned: CPU 0 for wrk (one thread), the last CPU for the server (Go
 # sizes GOMAXPROCS from the affinity mask; nginx gets one worker), so
 # neither waits for the other's time slice.
+# gzip: pinned, with "Accept-Encoding: gzip" on every request, as clusters
+# send it. upgraph compresses each file on its first request and keeps
+# the result (nginx, as `upgraph edge nginx` configures it, compresses
+# every response), so the warm-up lasts long enough to request every path.
 last=$(( $(nproc) - 1 ))
-for mode in ${MODES:-shared pinned}; do
+for mode in ${MODES:-shared pinned gzip}; do
+  warmup=5s
+  export WRK_GZIP=0
   case $mode in
     shared) start_servers "0-$last" auto; cpus="0-$last"; threads=$THREADS ;;
     pinned) start_servers "$last" 1; cpus=0; threads=1 ;;
+    gzip) start_servers "$last" 1; cpus=0; threads=1; warmup=${GZIP_WARMUP:-40s}; WRK_GZIP=1 ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac
+  rss_start=$(rss "$UPGRAPH_PID")
+  warm 18181 "$cpus" "$threads" "$warmup"
   rss_before=$(rss "$UPGRAPH_PID")
   up=$(bench upgraph 18181 "$cpus" "$threads")
   rss_after=$(rss "$UPGRAPH_PID")
+  warm 18182 "$cpus" "$threads" "$warmup"
   ng=$(bench nginx 18182 "$cpus" "$threads")
   stop_servers
   echo "== $mode: wrk -t $threads on CPUs $cpus"
   echo "$up"
   echo "$ng"
-  echo "upgraph RSS: ${rss_before} KiB after warm-up, ${rss_after} KiB after the run"
+  echo "upgraph RSS: ${rss_start} KiB after verifying the tree, ${rss_before} KiB after the warm-up, ${rss_after} KiB after the run"
   echo "throughput ratio upgraph/nginx: $(ratio "$up" "$ng")"
 done
