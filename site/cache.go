@@ -31,12 +31,31 @@ func (c *content) gzipped() ([]byte, string) {
 	return c.gz, c.gzEtag
 }
 
+// gzipWriters are reused with their output buffer: a compressor's state
+// is about a megabyte, which tens of thousands of first requests after a
+// start would otherwise allocate and leave to the garbage collector.
+type gzipWriter struct {
+	zw  *gzip.Writer
+	out bytes.Buffer
+}
+
+var gzipWriters = sync.Pool{New: func() any {
+	w := &gzipWriter{}
+	w.zw, _ = gzip.NewWriterLevel(&w.out, gzip.DefaultCompression)
+	return w
+}}
+
+// gzipBytes compresses body into a slice of exactly the compressed size
+// (cached answers are counted by length, so spare capacity would be
+// memory the cache budget does not see).
 func gzipBytes(body []byte) []byte {
-	var b bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression)
-	zw.Write(body)
-	zw.Close()
-	return b.Bytes()
+	w := gzipWriters.Get().(*gzipWriter)
+	defer gzipWriters.Put(w)
+	w.out.Reset()
+	w.zw.Reset(&w.out)
+	w.zw.Write(body)
+	w.zw.Close()
+	return bytes.Clone(w.out.Bytes())
 }
 
 // cache holds file contents by digest, so hard-linked duplicates and
