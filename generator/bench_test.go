@@ -2,6 +2,7 @@ package generator_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/writer"
 )
 
@@ -39,18 +41,18 @@ func BenchmarkReleases(b *testing.B) {
 
 // BenchmarkGenerate measures a full generation from the real graph-data and
 // synthesised releases: build, render every channel × arch graph and every
-// per-version graph, write them and index.json, and swap the tree in. The
+// per-version graph, write them and index.json, and commit the tree. The
 // output goes to BENCH_OUT_DIR when set (e.g. a disk rather than tmpfs).
+// "replace" regenerates one tree, as a scheduled job does: unchanged files
+// are linked from the tree replaced, which is then removed. "fresh"
+// writes every file into a new directory each time.
 func BenchmarkGenerate(b *testing.B) {
 	src, gd := realInputs(b)
 	base := os.Getenv("BENCH_OUT_DIR")
 	if base == "" {
 		base = b.TempDir()
 	}
-	out := filepath.Join(base, "tree")
-	var bytes int64
-	var files int
-	for b.Loop() {
+	generate := func(b *testing.B, out string) *manifest.Manifest {
 		built, err := generator.Build(context.Background(), src, gd, generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
 		if err != nil {
 			b.Fatal(err)
@@ -61,11 +63,35 @@ func BenchmarkGenerate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		bytes, files = m.Counts.Bytes, m.Counts.Files
+		return m
 	}
-	b.ReportMetric(float64(files), "files")
-	b.ReportMetric(float64(bytes)/1e6, "MB-written")
-	b.ReportMetric(medianVersionRatio(b, out), "median-version/channel")
+	report := func(b *testing.B, m *manifest.Manifest, out string) {
+		b.ReportMetric(float64(m.Counts.Files), "files")
+		b.ReportMetric(float64(m.Counts.Bytes)/1e6, "MB-written")
+		b.ReportMetric(medianVersionRatio(b, out), "median-version/channel")
+	}
+	b.Run("replace", func(b *testing.B) {
+		out := filepath.Join(base, "tree")
+		var m *manifest.Manifest
+		for b.Loop() {
+			m = generate(b, out)
+		}
+		report(b, m, out)
+	})
+	b.Run("fresh", func(b *testing.B) {
+		stale, _ := filepath.Glob(filepath.Join(base, "fresh-*")) // from an interrupted run
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
+		var m *manifest.Manifest
+		var out string
+		for i := 0; b.Loop(); i++ {
+			dir := filepath.Join(base, fmt.Sprintf("fresh-%d", i))
+			b.Cleanup(func() { os.RemoveAll(dir) })
+			m, out = generate(b, dir), dir
+		}
+		report(b, m, out)
+	})
 }
 
 // medianVersionRatio is the median size of a per-version file as a fraction

@@ -1,17 +1,20 @@
 package edges
 
 import (
+	"context"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // resolveConditional turns risk declarations into conditional-edge groups
 // (spec §4.5): every existing edge into a declaration's target from a
 // matching source collects the risk; edges with the same ordered risk list
 // form one group. Declarations that match nothing disappear.
-func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
+func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	byPrefix := map[string][]int{}
 	for i, n := range g.Nodes() {
 		if k := strings.IndexByte(n.Version, '+'); k >= 0 {
@@ -23,9 +26,20 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 	// operations per match, hundreds of thousands of them at real scale.
 	riskIDs := map[string]int{}
 	var risks []graph.Risk
-	var matches []match
-	for _, d := range g.Declarations {
-		id := internRisk(riskIDs, &risks, d.Risk)
+	ids := make([]int, len(g.Declarations))
+	for k, d := range g.Declarations {
+		ids[k] = internRisk(riskIDs, &risks, d.Risk)
+	}
+	// Declarations are matched on every core, each worker with its own
+	// memo of regex results; the graph is only read meanwhile.
+	workers := runtime.GOMAXPROCS(0)
+	matchers := make([]*matcher, workers)
+	for w := range matchers {
+		matchers[w] = newMatcher(g)
+	}
+	found := make([][]match, len(g.Declarations))
+	_ = parallel.Run(context.Background(), workers, len(g.Declarations), func(_ context.Context, w, k int) error {
+		d, m := g.Declarations[k], matchers[w]
 		targets := byPrefix[d.To]
 		if i, ok := g.Lookup(d.To); ok {
 			targets = append([]int{i}, targets...)
@@ -36,10 +50,15 @@ func resolveConditional(g *graph.Graph, m *matcher) []graph.ConditionalEdge {
 		for _, x := range targets {
 			for _, y := range g.Parents(x) {
 				if matchAll || m.matchWith(results, re, y) {
-					matches = append(matches, match{y, x, id})
+					found[k] = append(found[k], match{y, x, ids[k]})
 				}
 			}
 		}
+		return nil
+	})
+	var matches []match
+	for _, f := range found {
+		matches = append(matches, f...)
 	}
 	// Sorted by (to, from) in output order, and stable, so an edge's risks
 	// keep declaration order: two counting sorts by rank, since ranks are

@@ -4,12 +4,15 @@
 package edges
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // Options are the plugin settings (spec §4.1).
@@ -34,7 +37,7 @@ func Apply(g *graph.Graph, opts Options) ([]string, error) {
 	if opts.RemoveAllValue == "" {
 		opts.RemoveAllValue = "*"
 	}
-	e := &editor{g: g, opts: opts, matches: newMatcher(g)}
+	e := &editor{g: g, opts: opts}
 	p := opts.KeyPrefix
 	if err := e.pass(p+".previous.add", e.previousAdd); err != nil {
 		return nil, err
@@ -46,12 +49,12 @@ func Apply(g *graph.Graph, opts Options) ([]string, error) {
 		return nil, fmt.Errorf("previous.add/next.add metadata: %w", err)
 	}
 	if !opts.SkipConditional {
-		g.Conditional = resolveConditional(g, e.matches)
+		g.Conditional = resolveConditional(g)
 	}
 	if err := e.pass(p+".previous.remove", e.previousRemove); err != nil {
 		return nil, err
 	}
-	if err := e.pass(p+".previous.remove_regex", e.previousRemoveRegex); err != nil {
+	if err := e.removeRegexPass(p + ".previous.remove_regex"); err != nil {
 		return nil, err
 	}
 	if err := e.pass(p+".next.remove", e.nextRemove); err != nil {
@@ -63,7 +66,6 @@ func Apply(g *graph.Graph, opts Options) ([]string, error) {
 type editor struct {
 	g        *graph.Graph
 	opts     Options
-	matches  *matcher
 	warnings []string
 }
 
@@ -151,26 +153,65 @@ func (e *editor) previousRemove(h int, key, value string) error {
 	return err
 }
 
-// previousRemoveRegex removes edges from every source whose full version
-// string (arch suffix included) matches. Checking only h's parents is the
-// same as upstream's scan of all nodes, since only existing edges go.
-func (e *editor) previousRemoveRegex(h int, _, value string) error {
-	if value == ".*" {
-		for _, p := range e.g.Parents(h) {
-			e.g.RemoveEdge(p, h)
+// removeRegexPass removes, for every holder of key, the edges from each
+// source whose full version string (arch suffix included) matches its
+// pattern. Checking only the holder's parents is the same as upstream's
+// scan of all nodes, since only existing edges go. Holders only lose
+// edges into themselves, so their parents are matched on every core
+// first (each worker with its own memo) and the edges removed afterwards,
+// holder by holder in node order, as pass would.
+func (e *editor) removeRegexPass(key string) error {
+	var holders []int
+	for i, n := range e.g.Nodes() {
+		if _, ok := n.Metadata[key]; ok && !n.Abstract {
+			holders = append(holders, i)
 		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	matchers := make([]*matcher, workers)
+	for w := range matchers {
+		matchers[w] = newMatcher(e.g)
+	}
+	sources := make([][]int, len(holders))
+	errs := make([]error, len(holders))
+	_ = parallel.Run(context.Background(), workers, len(holders), func(_ context.Context, w, k int) error {
+		h := holders[k]
+		sources[k], errs[k] = matchers[w].regexSources(h, e.g.Node(h).Metadata[key])
 		return nil
-	}
-	re, err := e.matches.compile(value)
-	if err != nil {
-		return err
-	}
-	for _, p := range e.g.Parents(h) {
-		if e.matches.match(re, p) {
+	})
+	for k, h := range holders {
+		n := e.g.Node(h)
+		if errs[k] != nil {
+			return fmt.Errorf("release %s, metadata %s=%q: %w", n.Version, key, n.Metadata[key], errs[k])
+		}
+		if e.opts.RemoveConsumedMetadata {
+			delete(n.Metadata, key)
+		}
+		for _, p := range sources[k] {
 			e.g.RemoveEdge(p, h)
 		}
 	}
 	return nil
+}
+
+// regexSources returns the parents of h whose version matches pattern.
+func (m *matcher) regexSources(h int, pattern string) ([]int, error) {
+	parents := m.g.Parents(h)
+	if pattern == ".*" {
+		return parents, nil
+	}
+	re, err := m.compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	results := m.resultsOf(re)
+	kept := parents[:0]
+	for _, p := range parents {
+		if m.matchWith(results, re, p) {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
 }
 
 func (e *editor) nextRemove(h int, key, value string) error {
@@ -203,10 +244,6 @@ func (m *matcher) compile(pattern string) (*regexp.Regexp, error) {
 	}
 	m.compiled[pattern] = re
 	return re, nil
-}
-
-func (m *matcher) match(re *regexp.Regexp, node int) bool {
-	return m.matchWith(m.resultsOf(re), re, node)
 }
 
 // resultsOf returns re's memoised results by node: 0 unknown, 1 no, 2 yes.
