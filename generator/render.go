@@ -79,44 +79,19 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		return nil, err
 	}
 	start := time.Now()
-	served, err := renderAll(ctx, b, channels, arches, staging, m, opts.Workers)
+	served, waitLinks, err := renderAll(ctx, b, channels, arches, staging, m, opts.Workers)
 	if err != nil {
 		_ = staging.Abort()
 		return nil, err
 	}
 	log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
 	start = time.Now()
-	if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
-		_ = staging.Abort()
-		return nil, err
+	// The duplicate files are being linked meanwhile; the index is written
+	// and the tree committed once they all are.
+	index, err := finishIndex(ctx, b, served, staging, m, opts, log)
+	if linkErr := waitLinks(); err == nil {
+		err = linkErr
 	}
-	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
-		_ = staging.Abort()
-		return nil, err
-	}
-	// The schemas travel with the tree, so consumers of a mirror or a
-	// bucket can check what they read without upgraph; the viewer makes
-	// any static copy of the tree browsable offline.
-	extras := map[string][]byte{}
-	if !opts.NoViewer {
-		extras = viewer.Files()
-		// The viewer's table of graphs, so its pickers need not read
-		// index.json (megabytes at real scale).
-		if extras[viewer.SummaryFile], err = viewer.Summary(m); err != nil {
-			_ = staging.Abort()
-			return nil, err
-		}
-	}
-	for name, data := range schema.Files() {
-		extras[manifest.SchemaDir+name] = data
-	}
-	for _, name := range slices.Sorted(maps.Keys(extras)) {
-		if _, err := putFile(ctx, staging, m, name, extras[name]); err != nil {
-			_ = staging.Abort()
-			return nil, err
-		}
-	}
-	index, err := m.Encode()
 	if err == nil {
 		err = staging.Put(ctx, manifest.FileName, index)
 	}
@@ -129,6 +104,39 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	log.Debug("committed", "duration", time.Since(start))
 	return m, nil
+}
+
+// finishIndex stores the files beside the graphs (signatures, the empty
+// graph, schemas, the viewer), recording them in m, and encodes m.
+func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, log *slog.Logger) ([]byte, error) {
+	if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
+		return nil, err
+	}
+	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
+		return nil, err
+	}
+	// The schemas travel with the tree, so consumers of a mirror or a
+	// bucket can check what they read without upgraph; the viewer makes
+	// any static copy of the tree browsable offline.
+	extras := map[string][]byte{}
+	if !opts.NoViewer {
+		extras = viewer.Files()
+		// The viewer's table of graphs, so its pickers need not read
+		// index.json (megabytes at real scale).
+		var err error
+		if extras[viewer.SummaryFile], err = viewer.Summary(m); err != nil {
+			return nil, err
+		}
+	}
+	for name, data := range schema.Files() {
+		extras[manifest.SchemaDir+name] = data
+	}
+	for _, name := range slices.Sorted(maps.Keys(extras)) {
+		if _, err := putFile(ctx, staging, m, name, extras[name]); err != nil {
+			return nil, err
+		}
+	}
+	return m.Encode()
 }
 
 func selectOutputs(b *Built, opts RenderOptions, log *slog.Logger) (channels, arches []string) {
@@ -193,11 +201,12 @@ func (c *contentOwners) claim(key string, f *treeFile) *treeFile {
 // largest channels first so no worker is left with a big one at the end:
 // each job computes its view, claims the content key of each of its
 // files, and renders, hashes and stores the files it was first to claim.
-// The files whose content another file has are then linked to it. Which
-// of two identical files is written and which is linked depends on
+// The files whose content another file has are then linked to it, in the
+// background: waitLinks returns when they all are (or the first error).
+// Which of two identical files is written and which is linked depends on
 // scheduling, but not the bytes of the tree or index.json. served[i]
 // tells whether node i is in some rendered graph.
-func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) (served []bool, err error) {
+func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) (served []bool, waitLinks func() error, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -273,21 +282,21 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		return fb.flush(ctx, st)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	err = parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, _, j int) error {
-		for k := range files[j] {
-			if f := &files[j][k]; f.owner != nil {
-				if err := links.Link(ctx, f.owner.name, f.name); err != nil {
-					return err
+	linked := make(chan error, 1)
+	go func() {
+		linked <- parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, _, j int) error {
+			for k := range files[j] {
+				if f := &files[j][k]; f.owner != nil {
+					if err := links.Link(ctx, f.owner.name, f.name); err != nil {
+						return err
+					}
 				}
 			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+			return nil
+		})
+	}()
 
 	served = make([]bool, b.Graph.Len())
 	for _, nodes := range members {
@@ -314,7 +323,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	}
 	m.Counts.Graphs = len(m.Graphs)
 	m.Counts.Files = len(m.Files) + 1 // index.json itself
-	return served, nil
+	return served, func() error { return <-linked }, nil
 }
 
 // fileBatch collects rendered files so they are hashed together (see

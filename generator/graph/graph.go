@@ -143,6 +143,9 @@ func (g *Graph) Parents(i int) []int { return slices.Clone(g.in[i]) }
 // order. The slice is the caller's: editing the graph does not change it.
 func (g *Graph) Children(i int) []int { return slices.Clone(g.out[i]) }
 
+// OutDegree returns the number of edges out of i.
+func (g *Graph) OutDegree(i int) int { return len(g.out[i]) }
+
 // Edges returns every edge as [from, to], sorted.
 func (g *Graph) Edges() [][2]int {
 	edges := make([][2]int, 0, g.edgeCount)

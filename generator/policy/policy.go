@@ -63,13 +63,38 @@ type condPair struct{ from, group int }
 // NewIndex indexes g, the final graph-builder graph.
 func NewIndex(g *graph.Graph) *Index {
 	n := g.Len()
+	order := g.SortedOrder()
 	ix := &Index{
-		g: g, byChannel: map[string][]int{}, groups: g.Conditional, rank: g.Ranks(),
+		g: g, byChannel: map[string][]int{}, groups: g.Conditional, rank: make([]int, n),
 		arches: make([][]string, n), served: make([][]string, n), children: make([][]int, n), condByTo: make([][]condPair, n),
 	}
+	// Conditional edges are indexed beside the rest: a few hundred
+	// thousand lookups by version string.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for gi, ce := range g.Conditional {
+			for _, e := range ce.Edges {
+				from, ok1 := g.Lookup(e.From)
+				to, ok2 := g.Lookup(e.To)
+				if ok1 && ok2 {
+					ix.condByTo[to] = append(ix.condByTo[to], condPair{from, gi})
+				}
+			}
+		}
+	}()
+	// Children in output order without sorting: visiting targets in output
+	// order appends each to its parents' lists in that order.
+	for i := range n {
+		ix.children[i] = make([]int, 0, g.OutDegree(i))
+	}
+	for r, t := range order {
+		ix.rank[t] = r
+		for _, p := range g.Parents(t) {
+			ix.children[p] = append(ix.children[p], t)
+		}
+	}
 	for i, node := range g.Nodes() {
-		ix.children[i] = g.Children(i)
-		slices.SortFunc(ix.children[i], func(a, b int) int { return ix.rank[a] - ix.rank[b] })
 		if node.Abstract {
 			continue
 		}
@@ -90,15 +115,7 @@ func NewIndex(g *graph.Graph) *Index {
 			}
 		}
 	}
-	for gi, ce := range g.Conditional {
-		for _, e := range ce.Edges {
-			from, ok1 := g.Lookup(e.From)
-			to, ok2 := g.Lookup(e.To)
-			if ok1 && ok2 {
-				ix.condByTo[to] = append(ix.condByTo[to], condPair{from, gi})
-			}
-		}
-	}
+	<-done
 	return ix
 }
 
