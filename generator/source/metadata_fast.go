@@ -17,34 +17,27 @@ func decodeMetadataFast(data []byte, doc *MetadataDocument) bool {
 	if d.consume('}') {
 		return d.end()
 	}
-	var seen [8]bool
+	// Fields by metadataField's numbering: strings, then lists, then the map.
+	strs := [...]*string{&doc.Kind, &doc.Version, &doc.Payload, &doc.Arch, &doc.ManifestRef}
+	lists := [...]*[]string{&doc.Previous, &doc.Next}
+	var seen [len(strs) + len(lists) + 1]bool
 	for {
 		key, ok := d.str()
 		if !ok || !d.consume(':') {
 			return false
 		}
-		field := metadataField(key)
-		if field < 0 || seen[field] {
+		f := metadataField(key)
+		if f < 0 || seen[f] {
 			return false
 		}
-		seen[field] = true
-		switch field {
-		case 0:
-			doc.Kind, ok = d.str()
-		case 1:
-			doc.Version, ok = d.str()
-		case 2:
-			doc.Previous, ok = d.strs()
-		case 3:
-			doc.Next, ok = d.strs()
-		case 4:
+		seen[f] = true
+		switch {
+		case f < len(strs):
+			*strs[f], ok = d.str()
+		case f < len(strs)+len(lists):
+			*lists[f-len(strs)], ok = d.strs()
+		default:
 			doc.Metadata, ok = d.strMap()
-		case 5:
-			doc.Payload, ok = d.str()
-		case 6:
-			doc.Arch, ok = d.str()
-		case 7:
-			doc.ManifestRef, ok = d.str()
 		}
 		if !ok {
 			return false
@@ -58,25 +51,13 @@ func decodeMetadataFast(data []byte, doc *MetadataDocument) bool {
 	}
 }
 
-// metadataField numbers MetadataDocument's JSON keys; -1 for any other.
+// metadataField numbers MetadataDocument's JSON keys as
+// decodeMetadataFast's tables do; -1 for any other key.
 func metadataField(key string) int {
-	switch key {
-	case "kind":
-		return 0
-	case "version":
-		return 1
-	case "previous":
-		return 2
-	case "next":
-		return 3
-	case "metadata":
-		return 4
-	case "payload":
-		return 5
-	case "arch":
-		return 6
-	case "manifestref":
-		return 7
+	for i, k := range [...]string{"kind", "version", "payload", "arch", "manifestref", "previous", "next", "metadata"} {
+		if key == k {
+			return i
+		}
 	}
 	return -1
 }
