@@ -79,7 +79,9 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		return nil, err
 	}
 	start := time.Now()
-	served, waitLinks, err := renderAll(ctx, b, channels, arches, staging, m, opts.Workers)
+	renderCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served, waitLinks, err := renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers)
 	if err != nil {
 		_ = staging.Abort()
 		return nil, err
@@ -89,6 +91,9 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	// The duplicate files are being linked meanwhile; the index is written
 	// and the tree committed once they all are.
 	index, err := finishIndex(ctx, b, served, staging, m, opts, log)
+	if err != nil {
+		cancel() // the links are of no use any more
+	}
 	if linkErr := waitLinks(); err == nil {
 		err = linkErr
 	}

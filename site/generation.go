@@ -220,7 +220,10 @@ func (g *Generation) Close() error {
 	g.sharedMu.Lock()
 	g.sharedClosed = true
 	for _, slot := range g.slots {
-		if f := slot.file.Load(); f != nil {
+		// Cleared, so a request still resolving against this generation
+		// opens the file again (and fails cleanly once the root is closed)
+		// instead of being handed a closed descriptor.
+		if f := slot.file.Swap(nil); f != nil {
 			f.Close()
 		}
 	}

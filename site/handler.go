@@ -260,9 +260,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 		if err != nil {
 			return err
 		}
-		if writeHeader(w, r, mediaType, c.etag, h.opts.CacheControl, int64(len(c.body)), true) && r.Method != http.MethodHead {
-			w.Write(c.body)
-		}
+		writeGzipped(w, r, mediaType, c, h.opts.CacheControl)
 		return nil
 	}
 	f := gen.Manifest.Files[name]
@@ -343,6 +341,13 @@ func (h *Handler) gzipContent(gen *Generation, name string) (*content, error) {
 	c := &content{body: gzipBytes(data), etag: etag[:len(etag)-1] + `-gz"`}
 	h.cache.add(key, c)
 	return c, nil
+}
+
+// writeGzipped answers with c, a gzipContent answer.
+func writeGzipped(w http.ResponseWriter, r *http.Request, mediaType string, c *content, cacheControl string) {
+	if writeHeader(w, r, mediaType, c.etag, cacheControl, int64(len(c.body)), true) && r.Method != http.MethodHead {
+		w.Write(c.body)
+	}
 }
 
 // writeContent answers with c: ETag and If-None-Match, gzip when accepted,

@@ -38,8 +38,23 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := gen.Manifest.Files[name]; !ok {
 			return false
 		}
+		// Graph files compressed as /graph answers them: the cache then
+		// holds (and counts) their compressed bytes only.
+		gzipGraph := strings.HasPrefix(name, "graph/") && acceptsGzip(r.Header.Get("Accept-Encoding"))
 		var err error
-		if c, err = h.content(gen, name); err != nil {
+		if gzipGraph {
+			c, err = h.gzipContent(gen, name)
+		} else {
+			c, err = h.content(gen, name)
+		}
+		if err == nil && gzipGraph {
+			if methodAllowed(w, r) {
+				w.Header().Set("X-Content-Type-Options", "nosniff")
+				writeGzipped(w, r, mediaTypeOf(name), c, h.opts.CacheControl)
+			}
+			return true
+		}
+		if err != nil {
 			h.log.Error("reading tree file", "file", name, "err", err)
 			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + name})
 			return true

@@ -1,6 +1,9 @@
 package site_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -57,6 +60,27 @@ func TestServeTree(t *testing.T) {
 		if tc.status == 200 && res.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s %s: no X-Content-Type-Options: nosniff", tc.method, tc.target)
 		}
+	}
+	// A graph file asked for compressed: gzip of its bytes, and only the
+	// compressed bytes cached, as for /graph.
+	cached := h.CachedBytes()
+	res, body := (&client{name: "recorder", h: h}).do(t, "GET", "/graph/amd64/fast-4.16/4.16.0.json", hdr("Accept-Encoding", "gzip"))
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("gzip graph file: %d, Content-Encoding %q", res.StatusCode, res.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plainBody, err := io.ReadAll(zr); err != nil || !bytes.Equal(plainBody, graph) {
+		t.Errorf("gunzipped graph file differs (%v)", err)
+	}
+	if grown := h.CachedBytes() - cached; grown != int64(len(body)) {
+		t.Errorf("the gzip answer of %d bytes grew the cache by %d bytes", len(body), grown)
+	}
+	cached = h.CachedBytes()
+	if _, again := (&client{name: "recorder", h: h}).do(t, "GET", "/graph/amd64/fast-4.16/4.16.0.json", hdr("Accept-Encoding", "gzip")); !bytes.Equal(again, body) || h.CachedBytes() != cached {
+		t.Errorf("second gzip answer differs or grew the cache from %d to %d bytes", cached, h.CachedBytes())
 	}
 	// A tree without the viewer serves none of them.
 	plain := newHandler(t, "", site.Options{})

@@ -2,7 +2,6 @@ package edges
 
 import (
 	"context"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -32,7 +31,7 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	}
 	// Declarations are matched on every core, each worker with its own
 	// memo of regex results; the graph is only read meanwhile.
-	workers := runtime.GOMAXPROCS(0)
+	workers := matchWorkers()
 	matchers := make([]*matcher, workers)
 	for w := range matchers {
 		matchers[w] = newMatcher(g)

@@ -167,7 +167,7 @@ func (e *editor) removeRegexPass(key string) error {
 			holders = append(holders, i)
 		}
 	}
-	workers := runtime.GOMAXPROCS(0)
+	workers := matchWorkers()
 	matchers := make([]*matcher, workers)
 	for w := range matchers {
 		matchers[w] = newMatcher(e.g)
@@ -221,6 +221,11 @@ func (e *editor) nextRemove(h int, key, value string) error {
 	}
 	return err
 }
+
+// matchWorkers is how many workers match patterns in parallel: each keeps
+// a result per node for every pattern it meets, so beyond a few workers
+// memory grows faster than the time saved.
+func matchWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
 // matcher memoises regex compilation and per-node match results: thousands
 // of holders share a few hundred patterns.

@@ -1,6 +1,11 @@
-//go:build !unix
+//go:build !linux
 
 package writer
 
-// reuse never links where O_NOFOLLOW is missing: files are written.
-func reuse(old, p string, data []byte) bool { return false }
+// previousTree does not reuse files where the tree cannot be opened
+// without following symbolic links (openat2): they are all written.
+type previousTree struct{}
+
+func openPrevious(string) *previousTree                        { return nil }
+func (t *previousTree) close()                                 {}
+func (t *previousTree) reuse(name, p string, data []byte) bool { return false }

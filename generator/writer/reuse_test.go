@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package writer
 
@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -52,6 +53,20 @@ func TestDirStoreReusesIdenticalFiles(t *testing.T) {
 	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
 	}
+	// A directory of the old tree replaced by a symbolic link to one
+	// outside it, holding a file with the wanted bytes.
+	outsideDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outsideDir, "x.json"), []byte("in a linked dir"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outsideDir, filepath.Join(dir, "graph/c")); err != nil {
+		t.Fatal(err)
+	}
+	// A FIFO where a file is expected: opening it must not block.
+	if err := syscall.Mkfifo(filepath.Join(dir, "graph/a/fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outsideFile := inode(t, filepath.Join(outsideDir, "x.json"))
 	before := map[string]os.FileInfo{}
 	for name := range old {
 		before[name] = inode(t, filepath.Join(dir, name))
@@ -61,6 +76,8 @@ func TestDirStoreReusesIdenticalFiles(t *testing.T) {
 	next["graph/a/edited.json"] = "modified" // same length as "original"
 	next["graph/a/size.json"] = "second, longer"
 	next["graph/a/new.json"] = "new"
+	next["graph/c/x.json"] = "in a linked dir"
+	next["graph/a/fifo.json"] = "was a FIFO"
 	st := generation(t, s, next)
 	// Until Commit, the old tree is as it was, links included.
 	if got, err := os.ReadFile(filepath.Join(dir, "graph/a/edited.json")); err != nil || string(got) != "original" {
@@ -83,6 +100,12 @@ func TestDirStoreReusesIdenticalFiles(t *testing.T) {
 		if linked := os.SameFile(before[name], after); linked != wantLinked {
 			t.Errorf("%s: reused the old file: %v, want %v", name, linked, wantLinked)
 		}
+	}
+	if got := inode(t, filepath.Join(dir, "graph/c/x.json")); os.SameFile(got, outsideFile) {
+		t.Error("a file outside the tree, reached through a linked directory, was linked in")
+	}
+	if st := inode(t, filepath.Join(dir, "graph/c")); !st.IsDir() {
+		t.Errorf("graph/c is %v, want a directory", st.Mode())
 	}
 	if got, err := os.ReadFile(outside); err != nil || string(got) != "target bytes" {
 		t.Errorf("the symbolic link's target changed: %q, %v", got, err)

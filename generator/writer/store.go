@@ -66,7 +66,7 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: dir}, final: dir, tmp: tmp, unlock: unlock}, nil
+	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir)}, final: dir, tmp: tmp, unlock: unlock}, nil
 }
 
 type dirStaging struct {
@@ -86,7 +86,7 @@ type treeFiles struct {
 	root string
 	// previous, when set, is the tree this one replaces: a file whose
 	// bytes it already holds is linked from there instead of written.
-	previous string
+	previous *previousTree
 	dirs     sync.Map // created subdirectories
 }
 
@@ -95,10 +95,20 @@ func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if d.previous != "" && reuse(filepath.Join(d.previous, filepath.FromSlash(name)), p, data) {
+	if d.previous != nil && d.previous.reuse(name, p, data) {
 		return nil
 	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	// A new file only (O_EXCL): a name already in the tree may be a link
+	// to a file of the previous tree, which must not be written through.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
@@ -167,6 +177,7 @@ func (s *scratch) Abort() error                     { return nil }
 
 func (d *dirStaging) Commit(ctx context.Context) error {
 	defer d.unlock()
+	defer d.previous.close()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -188,6 +199,7 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 
 func (d *dirStaging) Abort() error {
 	defer d.unlock()
+	defer d.previous.close()
 	return removeTree(d.tmp)
 }
 
