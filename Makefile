@@ -56,14 +56,14 @@ demo: build
 	@echo "demo tree: $(DEMO_OUT) (try: jq . $(DEMO_OUT)/graph/amd64/stable-4.16.json)"
 
 bench:
-	BENCH_OUT_DIR=$(BENCH_OUT_DIR) $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate' -benchtime 3x -benchmem ./generator/
+	BENCH_OUT_DIR=$(BENCH_OUT_DIR) .ci/steal $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate' -benchtime 3x -benchmem ./generator/
 
 bench-scrape: deps
-	$(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./generator/scrape/
+	.ci/steal $(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./generator/scrape/
 
 BENCH_TREE ?=
 bench-publish: deps
-	UPGRAPH_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench BenchmarkPublish -benchtime 1x -timeout 30m ./site/publish/
+	UPGRAPH_BENCH_TREE=$(BENCH_TREE) .ci/steal $(GO) test -run '^$$' -bench BenchmarkPublish -benchtime 1x -timeout 30m ./site/publish/
 
 bench-serve:
 	bash site/bench/serve.sh

@@ -76,8 +76,9 @@ stop_servers() {
 warm() { # port wrk-cpu-list wrk-threads duration
   taskset -c "$2" wrk -t "$3" -c "$CONNECTIONS" -d "$4" -s site/bench/urls.lua "http://127.0.0.1:$1" -- "$WORK/paths.txt" >/dev/null
 }
-bench() { # name port wrk-cpu-list wrk-threads
-  taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" | grep '^RESULT' | sed "s/^RESULT/$1/"
+bench() { # name port wrk-cpu-list wrk-threads: the RESULT line, and the CPU steal during the run
+  .ci/steal taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" 2>&1 |
+    grep '^RESULT\|^cpu during' | sed "s/^RESULT/$1/; s/^cpu during the run:/  $1 run:/"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "rps="); split(b, y, "rps="); printf "%.2f", (x[2]+0)/(y[2]+0) }'; }
 
