@@ -62,7 +62,7 @@ type Built struct {
 func Applied(g *graph.Graph, channels []string, releasesKind string, gd *graphdata.GraphData) *Built {
 	b := &Built{
 		Graph: g, Channels: channels, GraphData: gd, ReleasesKind: releasesKind,
-		ReleasesDigest: manifest.Digest(g.Encode(g.SortedOrder())),
+		ReleasesDigest: releasesDigest(g)(),
 	}
 	if gd != nil {
 		b.Signatures = gd.Signatures.Contents()
@@ -115,12 +115,10 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		ReleasesKind: strings.SplitN(releases.String(), ":", 2)[0],
 		Signatures:   sigs.Contents(),
 	}
-	// The release digest is of the graph as read, so it is encoded before
-	// graph-data changes it; hashing tens of megabytes then runs beside
-	// the annotation and edge passes, which use one core.
-	encoded := g.Encode(g.SortedOrder())
-	digest := make(chan string, 1)
-	go func() { digest <- manifest.Digest(encoded) }()
+	// The release digest is of the graph as read, before graph-data
+	// changes it; it is hashed beside the annotation and edge passes,
+	// which use one core.
+	digest := releasesDigest(g)
 	for _, w := range annotate.Apply(g, gd, annotate.Options{UpstreamQuirks: opts.UpstreamQuirks}) {
 		log.Warn("graph-data", "problem", w)
 	}
@@ -132,10 +130,20 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	for _, w := range warnings {
 		log.Debug("edges", "note", w)
 	}
-	b.ReleasesDigest = <-digest
+	b.ReleasesDigest = digest()
 	log.Info("graph built", "duration", time.Since(start), "releases", g.Len(), "edges", g.EdgeCount(), "conditionalGroups", len(g.Conditional))
 	b.Graph = g
 	return b, nil
+}
+
+// releasesDigest encodes g as it is now (the canonical unfiltered graph,
+// whatever the source kind) and hashes the encoding in the background; the
+// function returned waits for the digest.
+func releasesDigest(g *graph.Graph) func() string {
+	encoded := g.Encode(g.SortedOrder())
+	digest := make(chan string, 1)
+	go func() { digest <- manifest.Digest(encoded) }()
+	return func() string { return <-digest }
 }
 
 // AddSignatures adds release signatures to those b already has (from

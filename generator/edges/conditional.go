@@ -31,13 +31,9 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	}
 	// Declarations are matched on every core, each worker with its own
 	// memo of regex results; the graph is only read meanwhile.
-	workers := matchWorkers()
-	matchers := make([]*matcher, workers)
-	for w := range matchers {
-		matchers[w] = newMatcher(g)
-	}
+	matchers := newMatchers(g)
 	found := make([][]match, len(g.Declarations))
-	_ = parallel.Run(context.Background(), workers, len(g.Declarations), func(_ context.Context, w, k int) error {
+	_ = parallel.Run(context.Background(), len(matchers), len(g.Declarations), func(_ context.Context, w, k int) error {
 		d, m := g.Declarations[k], matchers[w]
 		targets := byPrefix[d.To]
 		if i, ok := g.Lookup(d.To); ok {

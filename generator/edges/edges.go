@@ -167,14 +167,10 @@ func (e *editor) removeRegexPass(key string) error {
 			holders = append(holders, i)
 		}
 	}
-	workers := matchWorkers()
-	matchers := make([]*matcher, workers)
-	for w := range matchers {
-		matchers[w] = newMatcher(e.g)
-	}
+	matchers := newMatchers(e.g)
 	sources := make([][]int, len(holders))
 	errs := make([]error, len(holders))
-	_ = parallel.Run(context.Background(), workers, len(holders), func(_ context.Context, w, k int) error {
+	_ = parallel.Run(context.Background(), len(matchers), len(holders), func(_ context.Context, w, k int) error {
 		h := holders[k]
 		sources[k], errs[k] = matchers[w].regexSources(h, e.g.Node(h).Metadata[key])
 		return nil
@@ -222,10 +218,16 @@ func (e *editor) nextRemove(h int, key, value string) error {
 	return err
 }
 
-// matchWorkers is how many workers match patterns in parallel: each keeps
-// a result per node for every pattern it meets, so beyond a few workers
-// memory grows faster than the time saved.
-func matchWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
+// newMatchers returns one matcher per worker matching patterns in
+// parallel. Each keeps a result per node for every pattern it meets, so
+// beyond a few workers memory grows faster than the time saved.
+func newMatchers(g *graph.Graph) []*matcher {
+	ms := make([]*matcher, min(runtime.GOMAXPROCS(0), 4))
+	for w := range ms {
+		ms[w] = newMatcher(g)
+	}
+	return ms
+}
 
 // matcher memoises regex compilation and per-node match results: thousands
 // of holders share a few hundred patterns.
