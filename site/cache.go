@@ -26,10 +26,13 @@ type content struct {
 func (c *content) gzipped() ([]byte, string) {
 	c.gzipOnce.Do(func() {
 		c.gz = gzipBytes(c.body)
-		c.gzEtag = c.etag[:len(c.etag)-1] + `-gz"`
+		c.gzEtag = gzipEtag(c.etag)
 	})
 	return c.gz, c.gzEtag
 }
+
+// gzipEtag is the ETag of the gzip encoding of the content tagged etag.
+func gzipEtag(etag string) string { return etag[:len(etag)-1] + `-gz"` }
 
 // gzipWriters are reused with their output buffer: a compressor's state
 // is about a megabyte, which tens of thousands of first requests after a
@@ -66,16 +69,23 @@ func gzipBytes(body []byte) []byte {
 type cache struct {
 	budget int64
 	used   atomic.Int64
-	byKey  sync.Map // digest → *content
+	byKey  sync.Map // cacheKey → *content
 
 	mu   sync.Mutex // guards ring and hand (additions and eviction)
-	ring []string
+	ring []cacheKey
 	hand int
+}
+
+// cacheKey names a cached content: a file's digest, and whether the
+// entry holds its gzip encoding (alone) rather than its bytes.
+type cacheKey struct {
+	digest string
+	gzip   bool
 }
 
 func newCache(budget int64) *cache { return &cache{budget: budget} }
 
-func (c *cache) get(key string) *content {
+func (c *cache) get(key cacheKey) *content {
 	v, ok := c.byKey.Load(key)
 	if !ok {
 		return nil
@@ -89,7 +99,7 @@ func (c *cache) get(key string) *content {
 
 // add stores v under key, evicting entries beyond the budget; a content
 // larger than the whole budget is served but not kept.
-func (c *cache) add(key string, v *content) {
+func (c *cache) add(key cacheKey, v *content) {
 	size := int64(len(v.body))
 	if size > c.budget {
 		return

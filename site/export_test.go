@@ -13,7 +13,7 @@ var AcceptsGzip = acceptsGzip
 func (h *Handler) GzippedBody(name string) ([]byte, error) {
 	gen := h.gen.Load()
 	if len(name) > len("graph/") && name[:len("graph/")] == "graph/" {
-		c, err := h.gzipContent(gen, name)
+		c, err := h.gzipContent(gen, name, gen.Manifest.Files[name])
 		if err != nil {
 			return nil, err
 		}

@@ -39,7 +39,7 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 		}
 		a.size = int64(len(a.body))
 	case a.gzip:
-		c, err := h.gzipContent(t.gen, t.file.name)
+		c, err := h.gzipContent(t.gen, t.file.name, t.file.info)
 		if err != nil {
 			return a, false
 		}

@@ -255,15 +255,15 @@ func (h *Handler) reloader() func() {
 // zero-copy path, and keeping every body in memory would grow the heap
 // with the tree. It returns an error only before anything was written.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType string, gen *Generation, name string) error {
+	f := gen.Manifest.Files[name]
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		c, err := h.gzipContent(gen, name)
+		c, err := h.gzipContent(gen, name, f)
 		if err != nil {
 			return err
 		}
 		writeGzipped(w, r, mediaType, c, h.opts.CacheControl)
 		return nil
 	}
-	f := gen.Manifest.Files[name]
 	data, err := h.readUnverified(gen, name, f.SHA256)
 	if err != nil {
 		return err
@@ -308,7 +308,7 @@ func etagOf(sha256 string) string { return `"` + sha256[:32] + `"` }
 // content returns the cached content of a file of gen.
 func (h *Handler) content(gen *Generation, name string) (*content, error) {
 	f := gen.Manifest.Files[name]
-	if c := h.cache.get(f.SHA256); c != nil {
+	if c := h.cache.get(cacheKey{digest: f.SHA256}); c != nil {
 		return c, nil
 	}
 	data, f, err := gen.read(name)
@@ -316,19 +316,19 @@ func (h *Handler) content(gen *Generation, name string) (*content, error) {
 		return nil, err
 	}
 	c := &content{body: data, etag: etagOf(f.SHA256)}
-	h.cache.add(f.SHA256, c)
+	h.cache.add(cacheKey{digest: f.SHA256}, c)
 	return c, nil
 }
 
-// gzipContent returns a graph file's gzip answer (body and ETag),
-// compressed once. Only the compressed bytes are cached, under their own
-// key: clusters ask for gzip (Go's Transport does), and graph JSON
-// compresses to an eighth, so the cache holds eight times as many graph
-// files as it would with each plain body beside its compressed one (a
-// real-scale tree's 1.3 GB of graph files compress to about 160 MB).
-func (h *Handler) gzipContent(gen *Generation, name string) (*content, error) {
-	f := gen.Manifest.Files[name]
-	key := f.SHA256 + "+gzip"
+// gzipContent returns the gzip answer (body and ETag) of name, a graph
+// file of gen recorded as f, compressed once. Only the compressed bytes
+// are cached, under their own key: clusters ask for gzip (Go's Transport
+// does), and graph JSON compresses to an eighth, so the cache holds eight
+// times as many graph files as it would with each plain body beside its
+// compressed one (a real-scale tree's 1.3 GB of graph files compress to
+// about 160 MB).
+func (h *Handler) gzipContent(gen *Generation, name string, f manifest.File) (*content, error) {
+	key := cacheKey{digest: f.SHA256, gzip: true}
 	if c := h.cache.get(key); c != nil {
 		return c, nil
 	}
@@ -337,8 +337,7 @@ func (h *Handler) gzipContent(gen *Generation, name string) (*content, error) {
 		return nil, err
 	}
 	h.verified.Store(f.SHA256, true)
-	etag := etagOf(f.SHA256)
-	c := &content{body: gzipBytes(data), etag: etag[:len(etag)-1] + `-gz"`}
+	c := &content{body: gzipBytes(data), etag: gzipEtag(etagOf(f.SHA256))}
 	h.cache.add(key, c)
 	return c, nil
 }

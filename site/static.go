@@ -35,7 +35,8 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 	}
 	c := gen.index
 	if name != manifest.FileName {
-		if _, ok := gen.Manifest.Files[name]; !ok {
+		f, ok := gen.Manifest.Files[name]
+		if !ok {
 			return false
 		}
 		// Graph files compressed as /graph answers them: the cache then
@@ -43,7 +44,7 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 		gzipGraph := strings.HasPrefix(name, "graph/") && acceptsGzip(r.Header.Get("Accept-Encoding"))
 		var err error
 		if gzipGraph {
-			c, err = h.gzipContent(gen, name)
+			c, err = h.gzipContent(gen, name, f)
 		} else {
 			c, err = h.content(gen, name)
 		}
