@@ -20,11 +20,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/policy"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // DefaultArches are the architectures OpenShift publishes graphs for.
@@ -176,30 +176,17 @@ func fetchAll(ctx context.Context, opts Options, jobs []job, merge func(job, *se
 		doc *served
 		err error
 	}
-	next := make(chan int)
 	results := make(chan result)
-	var wg sync.WaitGroup
 	f := &fetcher{client: opts.Client, attempts: opts.Attempts, backoff: opts.Backoff, log: opts.Logger}
-	for range opts.Workers {
-		wg.Go(func() {
-			for i := range next {
-				doc, err := f.fetch(ctx, jobs[i])
-				results <- result{i, doc, err}
-			}
-		})
-	}
 	go func() {
 		defer close(results)
-	feed:
-		for i := range jobs {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-		close(next)
-		wg.Wait()
+		// Errors travel with the results, so the merge below decides which
+		// one is reported; cancelling ctx stops handing out jobs.
+		_ = parallel.Run(ctx, opts.Workers, len(jobs), func(ctx context.Context, _, i int) error {
+			doc, err := f.fetch(ctx, jobs[i])
+			results <- result{i, doc, err}
+			return nil
+		})
 	}()
 
 	pending := map[int]*served{}
