@@ -15,12 +15,14 @@ import (
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/gcbudget"
 )
 
 // BenchmarkBuild measures loading graph-data and releases and applying the
 // graph-data (the graph-builder's work).
 func BenchmarkBuild(b *testing.B) {
 	src, gd := realInputs(b)
+	defer gcbudget.Apply(generator.HeapBudget)() // as upgraph generate runs
 	for b.Loop() {
 		if _, err := generator.Build(context.Background(), src, gd, generator.BuildOptions{GraphData: graphdata.DefaultOptions()}); err != nil {
 			b.Fatal(err)
@@ -45,9 +47,11 @@ func BenchmarkReleases(b *testing.B) {
 // output goes to BENCH_OUT_DIR when set (e.g. a disk rather than tmpfs).
 // "replace" regenerates one tree, as a scheduled job does: unchanged files
 // are linked from the tree replaced, which is then removed. "fresh"
-// writes every file into a new directory each time.
+// writes every file into a new directory each time. The collector runs
+// against generator.HeapBudget, as in upgraph generate.
 func BenchmarkGenerate(b *testing.B) {
 	src, gd := realInputs(b)
+	defer gcbudget.Apply(generator.HeapBudget)()
 	base := os.Getenv("BENCH_OUT_DIR")
 	if base == "" {
 		base = b.TempDir()

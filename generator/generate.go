@@ -27,6 +27,12 @@ import (
 	"github.com/upgraph/upgraph/generator/source"
 )
 
+// HeapBudget is the Go memory a generation may use before its garbage is
+// collected (see internal/gcbudget), as upgraph generate runs it. At real
+// scale (5,800 releases, 39,000 files) a generation's live heap peaks near
+// 130 MB, and with this budget its peak resident size stays under 400 MB.
+const HeapBudget = 360 << 20
+
 // BuildOptions configure the graph-building stages.
 type BuildOptions struct {
 	GraphData graphdata.Options

@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/registry"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/gcbudget"
 )
 
 func generateCommand() *cli.Command {
@@ -67,6 +68,7 @@ func runGenerate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	defer gcbudget.Apply(generator.HeapBudget)()
 	start := time.Now()
 	built, err := build(c, gdOpts, channels, &arches, log)
 	if err != nil {
