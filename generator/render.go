@@ -236,9 +236,17 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	members := make([][]int, len(jobs))
 	m.Graphs = make([]manifest.Graph, len(jobs))
 	renderers := make([]*views.Renderer, workers)
-	batches := make([]fileBatch, workers)
+	// Per worker, one batch for channel graphs and one for per-version
+	// graphs: a channel graph is up to ten times the size of the largest
+	// per-version graph, and among small files its hash lane would be left
+	// running alone (see manifest.SHA256s). Batches run across jobs and are
+	// flushed once the last job is rendered.
+	channelBatches := make([]fileBatch, workers)
+	versionBatches := make([]fileBatch, workers)
 	for w := range renderers {
 		renderers[w] = views.NewRenderer(b.Graph)
+		channelBatches[w] = fileBatch{maxFiles: 16, maxBytes: 16 << 20}
+		versionBatches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20}
 	}
 	err = parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, w, o int) error {
 		i := order[o]
@@ -260,7 +268,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		for p, s := range v.Versions {
 			own[1+p].name = path.Join(dir, views.FileName(s))
 		}
-		r, fb := renderers[w], &batches[w]
+		r := renderers[w]
 		for k := range own {
 			f := &own[k]
 			key := l.ChannelKey
@@ -272,11 +280,13 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 					continue
 				}
 			}
-			buf := fb.next()
+			var buf []byte
+			fb := &versionBatches[w]
 			if k == 0 {
-				buf = r.Channel(buf, v)
+				fb = &channelBatches[w]
+				buf = r.Channel(fb.next(), v)
 			} else {
-				buf = r.Version(buf, l, k-1)
+				buf = r.Version(fb.next(), l, k-1)
 			}
 			if fb.add(f, buf) {
 				if err := fb.flush(ctx, st); err != nil {
@@ -284,8 +294,14 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 				}
 			}
 		}
-		return fb.flush(ctx, st)
+		return nil
 	})
+	if err == nil {
+		batches := append(channelBatches, versionBatches...)
+		err = parallel.Run(ctx, workers, len(batches), func(ctx context.Context, _, i int) error {
+			return batches[i].flush(ctx, st)
+		})
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -335,17 +351,15 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 // manifest.SHA256s) before being stored. Its buffers are reused from
 // batch to batch; a Store does not keep them.
 type fileBatch struct {
+	// A batch is full at maxFiles files or maxBytes bytes: enough files for
+	// the hash lanes to stay busy, few enough bytes that the batch is still
+	// in cache when it is hashed and written.
+	maxFiles, maxBytes int
+
 	bufs  [][]byte
 	files []*treeFile // the file of bufs[i]
 	bytes int
 }
-
-// Enough files for the hash lanes to stay busy, few enough bytes that the
-// batch is still in cache when it is hashed and written.
-const (
-	batchFiles = 48
-	batchBytes = 4 << 20
-)
 
 // next returns an empty buffer to render the next file into.
 func (fb *fileBatch) next() []byte {
@@ -365,7 +379,7 @@ func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
 	}
 	fb.files = append(fb.files, f)
 	fb.bytes += len(buf)
-	return len(fb.files) >= batchFiles || fb.bytes >= batchBytes
+	return len(fb.files) >= fb.maxFiles || fb.bytes >= fb.maxBytes
 }
 
 // flush hashes and stores the batch and empties it.

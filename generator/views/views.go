@@ -26,6 +26,19 @@ type Renderer struct {
 	// views share the graph's risk slices, and the same few hundred lists
 	// are written into tens of thousands of per-version files.
 	risks map[risksKey][]byte
+
+	// The view last rendered, its served versions quoted as JSON strings
+	// (version p is quoted[quotedAt[p]:quotedAt[p+1]]): conditional edges
+	// name their releases by version, millions of times per generation.
+	// Holding the view also keeps its address from being reused by
+	// another while it is cached.
+	quotedView *policy.ChannelView
+	quoted     []byte
+	quotedAt   []int32
+	// Scratch of version: a file's members, and each member's index in
+	// the file by view position.
+	members []int
+	local   []int32
 }
 
 type risksKey struct {
@@ -67,6 +80,29 @@ func (r *Renderer) node(ns [][]byte, i int, served string) []byte {
 	return b
 }
 
+// quote returns the JSON string of v's version at position p.
+func (r *Renderer) quote(v *policy.ChannelView, p int) []byte {
+	if r.quotedView != v {
+		r.quotedView = v
+		r.quoted = r.quoted[:0]
+		r.quotedAt = append(r.quotedAt[:0], 0)
+		for _, s := range v.Versions {
+			r.quoted = jsonw.String(r.quoted, s)
+			r.quotedAt = append(r.quotedAt, int32(len(r.quoted)))
+		}
+	}
+	return r.quoted[r.quotedAt[p]:r.quotedAt[p+1]]
+}
+
+// appendConditionalEdge appends {"from":…,"to":…} for a pair of v.
+func (r *Renderer) appendConditionalEdge(b []byte, v *policy.ChannelView, cp policy.ConditionalPair) []byte {
+	b = append(b, `{"from":`...)
+	b = append(b, r.quote(v, cp.From)...)
+	b = append(b, `,"to":`...)
+	b = append(b, r.quote(v, cp.To)...)
+	return append(b, '}')
+}
+
 // Channel appends the full channel graph to b:
 // {"version":1,"nodes":[…],"edges":[…],"conditionalEdges":[…]}.
 func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
@@ -86,9 +122,27 @@ func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 		}
 		b = graph.AppendEdge(b, e[0], e[1])
 	}
-	b = append(b, `],"conditionalEdges":`...)
-	b = graph.AppendConditional(b, v.Conditional)
-	return append(b, '}')
+	// The groups as graph.AppendConditional writes v.Conditional, from
+	// the pairs, which list the groups' edges in the same order.
+	b = append(b, `],"conditionalEdges":[`...)
+	pairs := v.ConditionalPairs
+	for gi, ce := range v.Conditional {
+		if gi > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"edges":[`...)
+		for k, cp := range pairs[:len(ce.Edges)] {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = r.appendConditionalEdge(b, v, cp)
+		}
+		pairs = pairs[len(ce.Edges):]
+		b = append(b, `],"risks":`...)
+		b = append(b, r.encodedRisks(ce.Risks)...)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 // Layout is a channel view prepared for rendering its per-version graphs,
@@ -151,28 +205,37 @@ func (r *Renderer) Version(b []byte, l *Layout, p int) []byte {
 
 // version appends the per-version graph of position p.
 func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, cond []policy.ConditionalPair) []byte {
-	members := []int{p}
+	members := append(r.members[:0], p)
 	members = append(members, out...)
 	for _, cp := range cond {
 		members = append(members, cp.To)
 	}
 	slices.Sort(members)
 	members = slices.Compact(members)
-	local := func(m int) int { k, _ := slices.BinarySearch(members, m); return k }
-	b = append(b, `{"version":1,"nodes":[`...)
+	r.members = members
+	if len(r.local) < len(v.Nodes) {
+		r.local = make([]int32, len(v.Nodes))
+	}
+	size := len(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`) + 16*len(out)
 	ns := r.nodesFor(v.Arch)
+	for k, m := range members {
+		r.local[m] = int32(k)
+		size += len(r.node(ns, v.Nodes[m], v.Versions[m])) + 1
+	}
+	b = slices.Grow(b, size)
+	b = append(b, `{"version":1,"nodes":[`...)
 	for k, m := range members {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, r.node(ns, v.Nodes[m], v.Versions[m])...)
+		b = append(b, ns[v.Nodes[m]]...)
 	}
 	b = append(b, `],"edges":[`...)
 	for k, t := range out {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = graph.AppendEdge(b, local(p), local(t))
+		b = graph.AppendEdge(b, int(r.local[p]), int(r.local[t]))
 	}
 	b = append(b, `],"conditionalEdges":`...)
 	b = r.appendOwnConditional(b, v, p, cond)
@@ -207,11 +270,7 @@ func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, from in
 				b = append(b, ',')
 			}
 			first = false
-			b = append(b, `{"from":`...)
-			b = jsonw.String(b, v.Versions[from])
-			b = append(b, `,"to":`...)
-			b = jsonw.String(b, v.Versions[cp.To])
-			b = append(b, '}')
+			b = r.appendConditionalEdge(b, v, cp)
 		}
 		b = append(b, `],"risks":`...)
 		b = append(b, r.encodedRisks(v.Conditional[gi].Risks)...)

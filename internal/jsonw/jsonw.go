@@ -53,8 +53,34 @@ func Key(b []byte, k string) []byte {
 	return append(String(b, k), ':')
 }
 
-// Int appends a decimal integer.
-func Int(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
+// Int appends a decimal integer. Graph files hold tens of millions of node
+// indices, nearly all under 10,000, which are written from a table.
+func Int(b []byte, n int) []byte {
+	switch u := uint(n); {
+	case u < 10:
+		return append(b, byte('0'+u))
+	case u < 100:
+		return append(b, digitPairs[2*u], digitPairs[2*u+1])
+	case u < 1000:
+		hi, lo := u/100, 2*(u%100)
+		return append(b, byte('0'+hi), digitPairs[lo], digitPairs[lo+1])
+	case u < 10000:
+		hi, lo := 2*(u/100), 2*(u%100)
+		return append(b, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+	}
+	return strconv.AppendInt(b, int64(n), 10)
+}
+
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 // StringMap appends m as an object with keys in byte order, which is what
 // makes metadata output deterministic.

@@ -2,6 +2,8 @@ package jsonw
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
 	"testing"
 )
 
@@ -32,5 +34,19 @@ func TestStringMapSorted(t *testing.T) {
 	}
 	if got := string(StringMap(nil, nil)); got != `{}` {
 		t.Errorf("empty map = %s", got)
+	}
+}
+
+func TestIntMatchesStrconv(t *testing.T) {
+	check := func(n int) {
+		if got, want := string(Int([]byte("x"), n)), "x"+strconv.Itoa(n); got != want {
+			t.Fatalf("Int(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := -1000; n <= 100000; n++ {
+		check(n)
+	}
+	for _, n := range []int{math.MaxInt, math.MinInt, 1 << 40, -(1 << 40)} {
+		check(n)
 	}
 }
