@@ -146,9 +146,9 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 // whatever the source kind) and hashes the encoding in the background; the
 // function returned waits for the digest.
 func releasesDigest(g *graph.Graph) func() string {
-	encoded := g.Encode(g.SortedOrder())
+	parts := g.EncodeParts(g.SortedOrder())
 	digest := make(chan string, 1)
-	go func() { digest <- manifest.Digest(encoded) }()
+	go func() { digest <- manifest.DigestParts(parts...) }()
 	return func() string { return <-digest }
 }
 

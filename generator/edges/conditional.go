@@ -32,6 +32,11 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	// Declarations are matched on every core, each worker with its own
 	// memo of regex results; the graph is only read meanwhile.
 	matchers := newMatchers(g)
+	order := g.SortedOrder()
+	rank := make([]int32, len(order))
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
 	found := make([][]match, len(g.Declarations))
 	_ = parallel.Run(context.Background(), len(matchers), len(g.Declarations), func(_ context.Context, w, k int) error {
 		d, m := g.Declarations[k], matchers[w]
@@ -45,13 +50,17 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 		for _, x := range targets {
 			for _, y := range g.Parents(x) {
 				if matchAll || m.matchWith(results, re, y) {
-					found[k] = append(found[k], match{y, x, ids[k]})
+					found[k] = append(found[k], match{rank[y], rank[x], int32(ids[k])})
 				}
 			}
 		}
 		return nil
 	})
-	var matches []match
+	total := 0
+	for _, f := range found {
+		total += len(f)
+	}
+	matches := make([]match, 0, total)
 	for _, f := range found {
 		matches = append(matches, f...)
 	}
@@ -59,9 +68,9 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	// keep declaration order: two counting sorts by rank, since ranks are
 	// small integers and a comparison sort of this many matches cost more
 	// than the rest of this function.
-	rank := g.Ranks()
-	matches = sortByRank(matches, rank, func(m match) int { return m.from })
-	matches = sortByRank(matches, rank, func(m match) int { return m.to })
+	scratch := make([]match, len(matches))
+	sortByRank(scratch, matches, len(order), func(m match) int32 { return m.from })
+	sortByRank(matches, scratch, len(order), func(m match) int32 { return m.to })
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
 	var keyBuf []byte
@@ -86,29 +95,31 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 			}
 			groups = append(groups, ce)
 		}
-		groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(edge[0].from).Version, To: g.Node(edge[0].to).Version})
+		from, to := g.Node(order[edge[0].from]), g.Node(order[edge[0].to])
+		groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: from.Version, To: to.Version})
 	}
 	return groups
 }
 
-type match struct{ from, to, risk int }
+// match is a risk applying to an edge, whose releases are given by rank
+// (position in output order).
+type match struct{ from, to, risk int32 }
 
-// sortByRank returns ms stably sorted by the rank of node(m).
-func sortByRank(ms []match, rank []int, node func(match) int) []match {
-	start := make([]int, len(rank)+1)
+// sortByRank writes ms into out stably sorted by rank(m), ranks being
+// below n.
+func sortByRank(out, ms []match, n int, rank func(match) int32) {
+	start := make([]int, n+1)
 	for _, m := range ms {
-		start[rank[node(m)]+1]++
+		start[rank(m)+1]++
 	}
 	for r := 1; r < len(start); r++ {
 		start[r] += start[r-1]
 	}
-	out := make([]match, len(ms))
 	for _, m := range ms {
-		r := rank[node(m)]
+		r := rank(m)
 		out[start[r]] = m
 		start[r]++
 	}
-	return out
 }
 
 // internRisk gives equal risks one id: upstream groups by risk content.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/upgraph/upgraph/internal/jsonw"
@@ -173,24 +174,53 @@ func LineCol(data []byte, off int64) (int, int) {
 // Encode writes the graph in graph-builder format with nodes in the given
 // order (nil: insertion order). Metadata keys are sorted.
 func (g *Graph) Encode(order []int) []byte {
+	return bytes.Join(g.EncodeParts(order), nil)
+}
+
+// EncodeParts returns Encode(order) in consecutive pieces, the nodes and
+// the edges encoded concurrently, for a caller that only streams the
+// encoding (into a digest) and has the graph's encoding on its critical
+// path.
+func (g *Graph) EncodeParts(order []int) [][]byte {
 	if order == nil {
 		order = make([]int, g.Len())
 		for i := range order {
 			order[i] = i
 		}
 	}
-	pos := make([]int, g.Len())
-	for p, i := range order {
-		pos[i] = p
+	var (
+		nodes []byte
+		done  = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		nodes = g.appendNodes(make([]byte, 0, 1024*len(order)), order)
+	}()
+	edges := g.appendEdges(make([]byte, 0, 12*g.EdgeCount()), order)
+	<-done
+	return [][]byte{
+		[]byte(`{"nodes":[`), nodes,
+		[]byte(`],"edges":[`), edges,
+		AppendConditional([]byte(`],"conditionalEdges":`), g.Conditional), []byte("}"),
 	}
-	b := []byte(`{"nodes":[`)
+}
+
+func (g *Graph) appendNodes(b []byte, order []int) []byte {
 	for p, i := range order {
 		if p > 0 {
 			b = append(b, ',')
 		}
 		b = AppendNode(b, g.nodes[i].Version, g.nodes[i])
 	}
-	b = append(b, `],"edges":[`...)
+	return b
+}
+
+// appendEdges appends the edges by source position, then target position.
+func (g *Graph) appendEdges(b []byte, order []int) []byte {
+	pos := make([]int, g.Len())
+	for p, i := range order {
+		pos[i] = p
+	}
 	first := true
 	var targets []int
 	for p, i := range order {
@@ -198,7 +228,7 @@ func (g *Graph) Encode(order []int) []byte {
 		for _, t := range g.out[i] {
 			targets = append(targets, pos[t])
 		}
-		sort.Ints(targets)
+		slices.Sort(targets)
 		for _, t := range targets {
 			if !first {
 				b = append(b, ',')
@@ -207,9 +237,7 @@ func (g *Graph) Encode(order []int) []byte {
 			b = AppendEdge(b, p, t)
 		}
 	}
-	b = append(b, `],"conditionalEdges":`...)
-	b = AppendConditional(b, g.Conditional)
-	return append(b, '}')
+	return b
 }
 
 // AppendNode appends a node object under the given displayed version.

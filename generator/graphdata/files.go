@@ -2,15 +2,18 @@ package graphdata
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
+	"runtime"
 	"sort"
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 func (l *loader) schemaVersion() error {
@@ -70,30 +73,45 @@ var yamlExtension = regexp.MustCompile(`ya+ml`)
 
 // yamlDir visits every YAML file of dir in file-name order, which fixes the
 // order of risks on a conditional edge (upstream relies on lexical order).
-func (l *loader) yamlDir(dir string, visit func(file string, data []byte)) error {
+// Files are read and parsed on every core, each into a loader of its own
+// (visit only adds to its loader), and the results are merged in file
+// order, so the outcome is that of visiting the files one by one.
+func (l *loader) yamlDir(dir string, visit func(l *loader, file string, data []byte)) error {
 	entries, err := fs.ReadDir(l.fsys, dir)
 	if err != nil {
 		return fmt.Errorf("graph-data: reading directory %s: %w", dir, err)
 	}
-	for _, e := range entries { // fs.ReadDir sorts by name
-		name := e.Name()
+	files := make([]*loader, len(entries)) // fs.ReadDir sorts by name
+	_ = parallel.Run(context.Background(), runtime.GOMAXPROCS(0), len(entries), func(_ context.Context, _, i int) error {
+		f := &loader{fsys: l.fsys, opts: l.opts, gd: &GraphData{}, dg: &digester{}, prefix: l.prefix}
+		files[i] = f
+		name := entries[i].Name()
 		file := path.Join(dir, name)
 		ext := extension(name)
 		switch {
 		case ext == "":
-			l.report(&Problem{File: file, Category: MissingExtension, Message: "no file extension, ignored"})
-			continue
+			f.report(&Problem{File: file, Category: MissingExtension, Message: "no file extension, ignored"})
+			return nil
 		case !yamlExtension.MatchString(ext):
-			l.report(&Problem{File: file, Category: InvalidExtension, Message: fmt.Sprintf("extension %q is not read (only .yaml); the file is ignored", ext)})
-			continue
+			f.report(&Problem{File: file, Category: InvalidExtension, Message: fmt.Sprintf("extension %q is not read (only .yaml); the file is ignored", ext)})
+			return nil
 		}
 		data, err := fs.ReadFile(l.fsys, file)
 		if err != nil {
-			l.report(&Problem{File: file, Category: Unreadable, Message: fmt.Sprintf("unreadable: %v", err)})
-			continue
+			f.report(&Problem{File: file, Category: Unreadable, Message: fmt.Sprintf("unreadable: %v", err)})
+			return nil
 		}
-		l.dg.add(file, data)
-		visit(file, data)
+		f.dg.add(file, data)
+		visit(f, file, data)
+		return nil
+	})
+	for _, f := range files {
+		l.gd.Blocks = append(l.gd.Blocks, f.gd.Blocks...)
+		l.gd.Risks = append(l.gd.Risks, f.gd.Risks...)
+		l.gd.Channels = append(l.gd.Channels, f.gd.Channels...)
+		l.gd.Warnings = append(l.gd.Warnings, f.gd.Warnings...)
+		l.errs = append(l.errs, f.errs...)
+		l.dg.lines = append(l.dg.lines, f.dg.lines...)
 	}
 	return nil
 }

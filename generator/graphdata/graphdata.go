@@ -150,10 +150,10 @@ func Load(fsys fs.FS, opts Options) (*GraphData, error) {
 		return nil, err
 	}
 	var errs []error
-	if err := l.yamlDir("blocked-edges", l.blockedEdge); err != nil {
+	if err := l.yamlDir("blocked-edges", (*loader).blockedEdge); err != nil {
 		errs = append(errs, err)
 	}
-	if err := l.yamlDir("channels", l.channel); err != nil {
+	if err := l.yamlDir("channels", (*loader).channel); err != nil {
 		errs = append(errs, err)
 	}
 	l.graphDataSignatures()

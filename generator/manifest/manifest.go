@@ -174,4 +174,13 @@ func SHA256s(data [][]byte) []string {
 
 // Digest is the "sha256:<hex>" identity of a document: a whole generation
 // by its index.json, a release set by its canonical graph.
-func Digest(index []byte) string { return "sha256:" + SHA256(index) }
+func Digest(index []byte) string { return DigestParts(index) }
+
+// DigestParts is Digest of the parts' concatenation.
+func DigestParts(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
