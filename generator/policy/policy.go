@@ -53,12 +53,14 @@ type Index struct {
 	arches    [][]string       // node → arch list
 	served    [][]string       // node → served version, parallel to arches
 	children  [][]int          // node → children in output order
-	condByTo  [][]condPair     // node → conditional edges into it
-	groups    []graph.ConditionalEdge
-	rank      []int // node → output position
+	// condByFrom lists the conditional edges leaving each node, by target
+	// in output order (then group), so that views emit them sorted.
+	condByFrom [][]condTarget
+	groups     []graph.ConditionalEdge
+	rank       []int // node → output position
 }
 
-type condPair struct{ from, group int }
+type condTarget struct{ to, group int32 }
 
 // NewIndex indexes g, the final graph-builder graph.
 func NewIndex(g *graph.Graph) *Index {
@@ -66,7 +68,10 @@ func NewIndex(g *graph.Graph) *Index {
 	order := g.SortedOrder()
 	ix := &Index{
 		g: g, byChannel: map[string][]int{}, groups: g.Conditional, rank: make([]int, n),
-		arches: make([][]string, n), served: make([][]string, n), children: make([][]int, n), condByTo: make([][]condPair, n),
+		arches: make([][]string, n), served: make([][]string, n), children: make([][]int, n), condByFrom: make([][]condTarget, n),
+	}
+	for r, t := range order {
+		ix.rank[t] = r
 	}
 	// Conditional edges are indexed beside the rest: a few hundred
 	// thousand lookups by version string.
@@ -78,9 +83,14 @@ func NewIndex(g *graph.Graph) *Index {
 				from, ok1 := g.Lookup(e.From)
 				to, ok2 := g.Lookup(e.To)
 				if ok1 && ok2 {
-					ix.condByTo[to] = append(ix.condByTo[to], condPair{from, gi})
+					ix.condByFrom[from] = append(ix.condByFrom[from], condTarget{int32(to), int32(gi)})
 				}
 			}
+		}
+		for _, ts := range ix.condByFrom {
+			slices.SortFunc(ts, func(a, b condTarget) int {
+				return cmp.Or(ix.rank[a.to]-ix.rank[b.to], int(a.group-b.group))
+			})
 		}
 	}()
 	// Children in output order without sorting: visiting targets in output
@@ -88,8 +98,7 @@ func NewIndex(g *graph.Graph) *Index {
 	for i := range n {
 		ix.children[i] = make([]int, 0, g.OutDegree(i))
 	}
-	for r, t := range order {
-		ix.rank[t] = r
+	for _, t := range order {
 		for _, p := range g.Parents(t) {
 			ix.children[p] = append(ix.children[p], t)
 		}
@@ -140,6 +149,8 @@ type ChannelView struct {
 	// ConditionalPairs index into Nodes, parallel to the flattened
 	// Conditional edges, for per-version projection.
 	ConditionalPairs []ConditionalPair
+	// ConditionalBySource holds the same pairs sorted by (From, To).
+	ConditionalBySource []ConditionalPair
 }
 
 // ConditionalPair is one conditional edge of a view, by node position.
@@ -155,7 +166,9 @@ type ConditionalPair struct {
 // conditional edges without nodes.
 func (ix *Index) View(channel, arch string) *ChannelView {
 	v := &ChannelView{Channel: channel, Arch: arch}
-	for _, i := range ix.byChannel[channel] {
+	members := ix.byChannel[channel]
+	v.Nodes = make([]int, 0, len(members))
+	for _, i := range members {
 		if slices.Contains(ix.arches[i], arch) {
 			v.Nodes = append(v.Nodes, i)
 		}
@@ -167,10 +180,19 @@ func (ix *Index) View(channel, arch string) *ChannelView {
 		pos[i] = int32(p + 1)
 	}
 	v.Versions = make([]string, len(v.Nodes))
+	edges := 0
 	for p, i := range v.Nodes {
 		v.Versions[p] = ix.served[i][slices.Index(ix.arches[i], arch)]
-		// Children are in output order, as positions are: each row of
-		// edges comes out sorted.
+		for _, c := range ix.children[i] {
+			if pos[c] != 0 {
+				edges++
+			}
+		}
+	}
+	// Children are in output order, as positions are: each row of edges
+	// comes out sorted.
+	v.Edges = make([][2]int, 0, edges)
+	for p, i := range v.Nodes {
 		for _, c := range ix.children[i] {
 			if q := pos[c]; q != 0 {
 				v.Edges = append(v.Edges, [2]int{p, int(q - 1)})
@@ -182,34 +204,53 @@ func (ix *Index) View(channel, arch string) *ChannelView {
 }
 
 // conditional keeps the conditional edges between kept releases, grouped as
-// in the graph, edges sorted by (from, to) and groups by their first edge
-// (an edge is in one group only, so first edges differ).
+// in the graph, edges sorted by (from, to) and groups by their first edge.
+// Visiting sources in output order, and each source's targets in output
+// order, yields the edges sorted and the groups in order of their first
+// edge; a stable counting sort by group then puts them in place.
 func (ix *Index) conditional(v *ChannelView, pos []int32) {
-	// Each group's kept edges as from<<32 | to, in positions.
-	byGroup := make([][]uint64, len(ix.groups))
-	var gids []int
-	for q, i := range v.Nodes {
-		for _, cp := range ix.condByTo[i] {
-			if p := pos[cp.from]; p != 0 {
-				if byGroup[cp.group] == nil {
-					gids = append(gids, cp.group)
-				}
-				byGroup[cp.group] = append(byGroup[cp.group], uint64(p-1)<<32|uint64(q))
+	slot := make([]int32, len(ix.groups)) // group → 1 + its place in v.Conditional
+	var pairs []ConditionalPair
+	var sizes []int
+	for p, i := range v.Nodes {
+		for _, t := range ix.condByFrom[i] {
+			q := pos[t.to]
+			if q == 0 {
+				continue
 			}
+			if slot[t.group] == 0 {
+				sizes = append(sizes, 0)
+				slot[t.group] = int32(len(sizes))
+			}
+			k := int(slot[t.group] - 1)
+			sizes[k]++
+			pairs = append(pairs, ConditionalPair{From: p, To: int(q - 1), Group: k})
 		}
 	}
-	for _, gi := range gids {
-		slices.Sort(byGroup[gi])
+	if len(pairs) == 0 {
+		return
 	}
-	slices.SortFunc(gids, func(a, b int) int { return cmp.Compare(byGroup[a][0], byGroup[b][0]) })
-	for _, gi := range gids {
-		ce := graph.ConditionalEdge{Risks: ix.groups[gi].Risks, Edges: make([]graph.EdgeRef, 0, len(byGroup[gi]))}
-		for _, e := range byGroup[gi] {
-			from, to := int(e>>32), int(e&(1<<32-1))
-			ce.Edges = append(ce.Edges, graph.EdgeRef{From: v.Versions[from], To: v.Versions[to]})
-			v.ConditionalPairs = append(v.ConditionalPairs, ConditionalPair{From: from, To: to, Group: len(v.Conditional)})
+	start := make([]int, len(sizes))
+	for k := 1; k < len(sizes); k++ {
+		start[k] = start[k-1] + sizes[k-1]
+	}
+	v.ConditionalBySource = pairs
+	v.ConditionalPairs = make([]ConditionalPair, len(pairs))
+	refs := make([]graph.EdgeRef, len(pairs))
+	v.Conditional = make([]graph.ConditionalEdge, len(sizes))
+	for k := range sizes {
+		v.Conditional[k].Edges = refs[start[k] : start[k]+sizes[k] : start[k]+sizes[k]]
+	}
+	for _, cp := range pairs {
+		at := start[cp.Group]
+		start[cp.Group]++
+		v.ConditionalPairs[at] = cp
+		refs[at] = graph.EdgeRef{From: v.Versions[cp.From], To: v.Versions[cp.To]}
+	}
+	for gi, s := range slot {
+		if s != 0 {
+			v.Conditional[s-1].Risks = ix.groups[gi].Risks
 		}
-		v.Conditional = append(v.Conditional, ce)
 	}
 }
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -237,6 +238,11 @@ func TestConditionalEdges(t *testing.T) {
 			}
 			if k != len(v.ConditionalPairs) {
 				t.Errorf("%d conditional pairs for %d conditional edges", len(v.ConditionalPairs), k)
+			}
+			bySource := slices.Clone(v.ConditionalPairs)
+			slices.SortFunc(bySource, func(a, b ConditionalPair) int { return cmp.Or(a.From-b.From, a.To-b.To) })
+			if !slices.Equal(bySource, v.ConditionalBySource) {
+				t.Errorf("ConditionalBySource = %v, want %v", v.ConditionalBySource, bySource)
 			}
 		})
 	}

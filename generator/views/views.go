@@ -5,8 +5,8 @@
 package views
 
 import (
+	"encoding/binary"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
@@ -162,31 +162,46 @@ type Layout struct {
 
 // NewLayout computes the adjacency and content keys of v.
 func NewLayout(v *policy.ChannelView) *Layout {
-	l := &Layout{View: v, out: make([][]int, len(v.Nodes)), cond: make([][]policy.ConditionalPair, len(v.Nodes))}
-	for _, e := range v.Edges {
-		l.out[e[0]] = append(l.out[e[0]], e[1])
+	n := len(v.Nodes)
+	l := &Layout{View: v, out: make([][]int, n), cond: make([][]policy.ConditionalPair, n)}
+	// Edges are sorted by source: each node's targets are a run of them.
+	targets := make([]int, len(v.Edges))
+	for k, e := range v.Edges {
+		targets[k] = e[1]
 	}
-	for _, cp := range v.ConditionalPairs {
-		l.cond[cp.From] = append(l.cond[cp.From], cp)
+	for k := 0; k < len(v.Edges); {
+		from, end := v.Edges[k][0], k+1
+		for end < len(v.Edges) && v.Edges[end][0] == from {
+			end++
+		}
+		l.out[from] = targets[k:end:end]
+		k = end
 	}
-	for p := range l.cond {
-		slices.SortFunc(l.cond[p], func(a, c policy.ConditionalPair) int { return a.To - c.To })
+	for k, pairs := 0, v.ConditionalBySource; k < len(pairs); {
+		from, end := pairs[k].From, k+1
+		for end < len(pairs) && pairs[end].From == from {
+			end++
+		}
+		l.cond[from] = pairs[k:end:end]
+		k = end
 	}
-	key := append([]byte("c\x00"), v.Arch...)
+	// Keys hold node indices as 4 bytes each; a per-version key counts its
+	// targets before listing them, so no two contents share a key.
+	key := append(append([]byte("c\x00"), v.Arch...), 0)
 	for _, i := range v.Nodes {
-		key = strconv.AppendInt(append(key, ','), int64(i), 10)
+		key = binary.LittleEndian.AppendUint32(key, uint32(i))
 	}
 	l.ChannelKey = string(key)
-	l.VersionKeys = make([]string, len(v.Nodes))
+	l.VersionKeys = make([]string, n)
 	for p := range v.Nodes {
-		key = append(append(key[:0], "v\x00"...), v.Arch...)
-		key = strconv.AppendInt(append(key, ':'), int64(v.Nodes[p]), 10)
+		key = append(append(append(key[:0], "v\x00"...), v.Arch...), 0)
+		key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[p]))
+		key = binary.LittleEndian.AppendUint32(key, uint32(len(l.out[p])))
 		for _, t := range l.out[p] {
-			key = strconv.AppendInt(append(key, ','), int64(v.Nodes[t]), 10)
+			key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[t]))
 		}
-		key = append(key, '|')
 		for _, cp := range l.cond[p] {
-			key = strconv.AppendInt(append(key, ','), int64(v.Nodes[cp.To]), 10)
+			key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[cp.To]))
 		}
 		l.VersionKeys[p] = string(key)
 	}
