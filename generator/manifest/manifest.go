@@ -4,13 +4,16 @@
 package manifest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,7 +127,72 @@ func GraphPath(arch, channel string) string {
 
 // Encode renders the manifest deterministically (map keys sorted, no HTML
 // escaping), ending in a newline.
-func (m *Manifest) Encode() ([]byte, error) { return jsonw.Marshal(m) }
+//
+// The bytes are encoding/json's (jsonw.Marshal). The file table, tens of
+// thousands of entries, is written by hand beside the rest, since through
+// reflection it took most of the time a generation spends after its last
+// graph is rendered.
+func (m *Manifest) Encode() ([]byte, error) {
+	var (
+		files []byte
+		done  = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		files = encodeFiles(m.Files)
+	}()
+	head := *m
+	head.Files = nil
+	b, err := jsonw.Marshal(&head)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	const null = "null}\n"
+	if !bytes.HasSuffix(b, []byte(`"files":`+null)) {
+		return nil, fmt.Errorf("index.json: files are not the last member") // a field added after Files
+	}
+	b = append(b[:len(b)-len(null)], files...)
+	return append(b, "}\n"...), nil
+}
+
+// encodeFiles writes files as encoding/json does a map[string]File.
+func encodeFiles(files map[string]File) []byte {
+	if files == nil {
+		return []byte("null")
+	}
+	names := slices.Sorted(maps.Keys(files))
+	b := make([]byte, 0, len(files)*(len(`"":{"sha256":"","size":},`)+64+40+12)+2)
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		f := files[name]
+		b = appendPlainString(b, name)
+		b = append(b, `:{"sha256":`...)
+		b = appendPlainString(b, f.SHA256)
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, f.Size, 10)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// appendPlainString appends s quoted. Printable ASCII other than '"' and
+// '\' is written as is, as encoding/json writes it; anything else goes
+// through encoding/json.
+func appendPlainString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			q, _ := jsonw.Marshal(s) // a string always encodes
+			return append(b, bytes.TrimSuffix(q, []byte("\n"))...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
 
 // Read loads index.json from the tree at dir.
 func Read(dir string) (*Manifest, error) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 func TestGraphPath(t *testing.T) {
@@ -113,6 +115,36 @@ func TestSHA256s(t *testing.T) {
 	for i, d := range data {
 		if want := SHA256(d); got[i] != want {
 			t.Errorf("file %d (%d bytes): %s, want %s", i, len(d), got[i], want)
+		}
+	}
+}
+
+// Encode writes the file table by hand; its bytes are encoding/json's.
+func TestEncodeMatchesEncodingJSON(t *testing.T) {
+	for _, files := range []map[string]File{
+		nil,
+		{},
+		{"a": {SHA256: "00", Size: 1}},
+		{
+			"graph/amd64/stable-4.16.json": {SHA256: SHA256([]byte("x")), Size: 1 << 40},
+			"graph/amd64/stable-4.16/4.16.1.json": {SHA256: "ab", Size: 0},
+			`odd "quoted" \ name`: {Size: -1},
+			"<html> & ünïcode\u2028\x01\x7f": {SHA256: "<>", Size: 7},
+			"": {},
+		},
+	} {
+		m := sample()
+		m.Files = files
+		got, err := m.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := jsonw.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("files %v:\nEncode  %s\njson    %s", files, got, want)
 		}
 	}
 }
