@@ -40,40 +40,44 @@ func Assemble(releases []Release) (*Graph, error) {
 		for k, val := range r.Metadata {
 			md[k] = val
 		}
-		if _, err := g.AddNode(&Node{Version: v, Payload: r.Payload, Metadata: md}); err != nil {
+		if _, err := g.addNode(&Node{Version: v, Payload: r.Payload, Metadata: md}, r.Version); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Origin, err)
 		}
 		origins[v] = r.Origin
 	}
-	// Edges are appended unsorted and each list sorted once at the end:
-	// hundreds of thousands of sorted inserts cost several times more.
-	// Targets are memoised by (version, build), since previous lists name
-	// the same few thousand versions over and over.
+	// Edges are resolved into one list first; each node's lists are then
+	// cut from two arrays sized by degree and sorted once: appending to
+	// thousands of small lists, or inserting in sorted order, cost several
+	// times more. Targets are memoised by (version, build), since
+	// previous lists name the same few thousand versions over and over.
 	type target struct{ version, build string }
-	targets := map[target]int{}
-	resolve := func(v version.Version, build string) int {
+	targets := map[target]int32{}
+	resolve := func(v version.Version, build string) int32 {
 		k := target{v.String(), build}
 		i, ok := targets[k]
 		if !ok {
-			i = g.ensure(v.StringWithBuild(build))
+			i = int32(g.ensure(v.StringWithBuild(build)))
 			targets[k] = i
 		}
 		return i
 	}
+	total := 0
 	for _, r := range releases {
-		self, _ := g.Lookup(r.Version.String())
-		build := r.Version.Build()
+		total += len(r.Previous) + len(r.Next)
+	}
+	edges := make([][2]int32, 0, total)
+	for _, r := range releases {
+		i, _ := g.Lookup(r.Version.String())
+		self, build := int32(i), r.Version.Build()
 		for _, p := range r.Previous {
-			from := resolve(p, build)
-			g.out[from] = append(g.out[from], self)
-			g.in[self] = append(g.in[self], from)
+			edges = append(edges, [2]int32{resolve(p, build), self})
 		}
 		for _, n := range r.Next {
-			to := resolve(n, build)
-			g.out[self] = append(g.out[self], to)
-			g.in[to] = append(g.in[to], self)
+			edges = append(edges, [2]int32{self, resolve(n, build)})
 		}
 	}
+	g.out = adjacency(g.Len(), edges, 0)
+	g.in = adjacency(g.Len(), edges, 1)
 	for i := range g.out {
 		g.out[i] = sortedSet(g.out[i])
 		g.in[i] = sortedSet(g.in[i])
@@ -87,6 +91,28 @@ func Assemble(releases []Release) (*Graph, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// adjacency lists, for each of n nodes, the other end of the edges whose
+// end side (0: source, 1: target) it is, unsorted. The lists share one
+// array, each capped at its own part.
+func adjacency(n int, edges [][2]int32, side int) [][]int {
+	start := make([]int, n+1)
+	for _, e := range edges {
+		start[e[side]+1]++
+	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	flat := make([]int, len(edges))
+	lists := make([][]int, n)
+	for i := range lists {
+		lists[i] = flat[start[i]:start[i]:start[i+1]]
+	}
+	for _, e := range edges {
+		lists[e[side]] = append(lists[e[side]], int(e[1-side]))
+	}
+	return lists
 }
 
 // sortedSet sorts s and drops repeats, in place.

@@ -81,13 +81,20 @@ func (g *Graph) Lookup(v string) (int, bool) {
 
 // AddNode inserts n and returns its index. Versions are unique.
 func (g *Graph) AddNode(n *Node) (int, error) {
+	v, _ := version.Parse(n.Version)
+	return g.addNode(n, v)
+}
+
+// addNode is AddNode with n's version already parsed as v (zero when it
+// is not SemVer).
+func (g *Graph) addNode(n *Node, v version.Version) (int, error) {
 	if n.Version == "" {
 		return 0, fmt.Errorf("node with empty version")
 	}
 	if _, dup := g.byVersion[n.Version]; dup {
 		return 0, fmt.Errorf("duplicate node version %q", n.Version)
 	}
-	if v, err := version.Parse(n.Version); err == nil && v.String() == n.Version {
+	if v != (version.Version{}) && v.String() == n.Version {
 		n.parsed = v
 	}
 	if !n.Abstract && n.Metadata == nil {
