@@ -126,11 +126,11 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		{},
 		{"a": {SHA256: "00", Size: 1}},
 		{
-			"graph/amd64/stable-4.16.json": {SHA256: SHA256([]byte("x")), Size: 1 << 40},
+			"graph/amd64/stable-4.16.json":        {SHA256: SHA256([]byte("x")), Size: 1 << 40},
 			"graph/amd64/stable-4.16/4.16.1.json": {SHA256: "ab", Size: 0},
-			`odd "quoted" \ name`: {Size: -1},
-			"<html> & ünïcode\u2028\x01\x7f": {SHA256: "<>", Size: 7},
-			"": {},
+			`odd "quoted" \ name`:                 {Size: -1},
+			"<html> & ünïcode\u2028\x01\x7f":      {SHA256: "<>", Size: 7},
+			"":                                    {},
 		},
 	} {
 		m := sample()
