@@ -144,13 +144,35 @@ type ChannelView struct {
 	Versions []string
 	// Edges index into Nodes, sorted.
 	Edges [][2]int
-	// Conditional groups with served versions; edges and groups sorted.
-	Conditional []graph.ConditionalEdge
-	// ConditionalPairs index into Nodes, parallel to the flattened
-	// Conditional edges, for per-version projection.
+	// Conditional holds the conditional-edge groups, sorted by their first
+	// edge; ConditionalEdges gives them with served versions.
+	Conditional []ConditionalGroup
+	// ConditionalPairs are the conditional edges by node position, group
+	// after group, each group's sorted by (From, To).
 	ConditionalPairs []ConditionalPair
 	// ConditionalBySource holds the same pairs sorted by (From, To).
 	ConditionalBySource []ConditionalPair
+}
+
+// ConditionalGroup is a set of conditional edges sharing a risk list.
+type ConditionalGroup struct {
+	Risks []graph.Risk
+	Edges int // its run of ChannelView.ConditionalPairs
+}
+
+// ConditionalEdges returns the view's conditional edges as a graph holds
+// them, with served versions.
+func (v *ChannelView) ConditionalEdges() []graph.ConditionalEdge {
+	out := make([]graph.ConditionalEdge, len(v.Conditional))
+	pairs := v.ConditionalPairs
+	for k, cg := range v.Conditional {
+		out[k].Risks = cg.Risks
+		for _, cp := range pairs[:cg.Edges] {
+			out[k].Edges = append(out[k].Edges, graph.EdgeRef{From: v.Versions[cp.From], To: v.Versions[cp.To]})
+		}
+		pairs = pairs[cg.Edges:]
+	}
+	return out
 }
 
 // ConditionalPair is one conditional edge of a view, by node position.
@@ -207,49 +229,43 @@ func (ix *Index) View(channel, arch string) *ChannelView {
 // in the graph, edges sorted by (from, to) and groups by their first edge.
 // Visiting sources in output order, and each source's targets in output
 // order, yields the edges sorted and the groups in order of their first
-// edge; a stable counting sort by group then puts them in place.
+// edge: a first pass sizes the groups, a second puts each edge in place.
 func (ix *Index) conditional(v *ChannelView, pos []int32) {
 	slot := make([]int32, len(ix.groups)) // group → 1 + its place in v.Conditional
-	var pairs []ConditionalPair
-	var sizes []int
+	total := 0
+	for _, i := range v.Nodes {
+		for _, t := range ix.condByFrom[i] {
+			if pos[t.to] == 0 {
+				continue
+			}
+			if slot[t.group] == 0 {
+				v.Conditional = append(v.Conditional, ConditionalGroup{Risks: ix.groups[t.group].Risks})
+				slot[t.group] = int32(len(v.Conditional))
+			}
+			v.Conditional[slot[t.group]-1].Edges++
+			total++
+		}
+	}
+	if total == 0 {
+		return
+	}
+	start := make([]int, len(v.Conditional))
+	for k := 1; k < len(start); k++ {
+		start[k] = start[k-1] + v.Conditional[k-1].Edges
+	}
+	v.ConditionalPairs = make([]ConditionalPair, total)
+	v.ConditionalBySource = make([]ConditionalPair, 0, total)
 	for p, i := range v.Nodes {
 		for _, t := range ix.condByFrom[i] {
 			q := pos[t.to]
 			if q == 0 {
 				continue
 			}
-			if slot[t.group] == 0 {
-				sizes = append(sizes, 0)
-				slot[t.group] = int32(len(sizes))
-			}
 			k := int(slot[t.group] - 1)
-			sizes[k]++
-			pairs = append(pairs, ConditionalPair{From: p, To: int(q - 1), Group: k})
-		}
-	}
-	if len(pairs) == 0 {
-		return
-	}
-	start := make([]int, len(sizes))
-	for k := 1; k < len(sizes); k++ {
-		start[k] = start[k-1] + sizes[k-1]
-	}
-	v.ConditionalBySource = pairs
-	v.ConditionalPairs = make([]ConditionalPair, len(pairs))
-	refs := make([]graph.EdgeRef, len(pairs))
-	v.Conditional = make([]graph.ConditionalEdge, len(sizes))
-	for k := range sizes {
-		v.Conditional[k].Edges = refs[start[k] : start[k]+sizes[k] : start[k]+sizes[k]]
-	}
-	for _, cp := range pairs {
-		at := start[cp.Group]
-		start[cp.Group]++
-		v.ConditionalPairs[at] = cp
-		refs[at] = graph.EdgeRef{From: v.Versions[cp.From], To: v.Versions[cp.To]}
-	}
-	for gi, s := range slot {
-		if s != 0 {
-			v.Conditional[s-1].Risks = ix.groups[gi].Risks
+			cp := ConditionalPair{From: p, To: int(q - 1), Group: k}
+			v.ConditionalBySource = append(v.ConditionalBySource, cp)
+			v.ConditionalPairs[start[k]] = cp
+			start[k]++
 		}
 	}
 }

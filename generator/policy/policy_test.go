@@ -57,7 +57,7 @@ func summary(v *ChannelView) string {
 		es = append(es, fmt.Sprintf("%d>%d", e[0], e[1]))
 	}
 	var cs []string
-	for _, ce := range v.Conditional {
+	for _, ce := range v.ConditionalEdges() {
 		var names, edges []string
 		for _, r := range ce.Risks {
 			names = append(names, r.Name)
@@ -224,7 +224,7 @@ func TestConditionalEdges(t *testing.T) {
 			}
 			// ConditionalPairs are parallel to the flattened conditional edges.
 			k := 0
-			for gi, ce := range v.Conditional {
+			for gi, ce := range v.ConditionalEdges() {
 				for _, e := range ce.Edges {
 					if k >= len(v.ConditionalPairs) {
 						t.Fatalf("only %d conditional pairs", len(v.ConditionalPairs))

@@ -106,14 +106,26 @@ func (r *Renderer) appendConditionalEdge(b []byte, v *policy.ChannelView, cp pol
 // Channel appends the full channel graph to b:
 // {"version":1,"nodes":[…],"edges":[…],"conditionalEdges":[…]}.
 func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
-	b = slices.Grow(b, 256*len(v.Nodes)+16*len(v.Edges)+64)
-	b = append(b, `{"version":1,"nodes":[`...)
+	// The size, nearly exact, so that b grows once: channel graphs run to
+	// megabytes.
 	ns := r.nodesFor(v.Arch)
+	size := len(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`) + 12*len(v.Edges)
+	for p, i := range v.Nodes {
+		size += len(r.node(ns, i, v.Versions[p])) + 1
+	}
+	for _, cp := range v.ConditionalPairs {
+		size += len(`{"from":,"to":},`) + len(r.quote(v, cp.From)) + len(r.quote(v, cp.To))
+	}
+	for _, cg := range v.Conditional {
+		size += len(`{"edges":[],"risks":},`) + len(r.encodedRisks(cg.Risks))
+	}
+	b = slices.Grow(b, size)
+	b = append(b, `{"version":1,"nodes":[`...)
 	for p, i := range v.Nodes {
 		if p > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, r.node(ns, i, v.Versions[p])...)
+		b = append(b, ns[i]...)
 	}
 	b = append(b, `],"edges":[`...)
 	for k, e := range v.Edges {
@@ -122,8 +134,7 @@ func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 		}
 		b = graph.AppendEdge(b, e[0], e[1])
 	}
-	// The groups as graph.AppendConditional writes v.Conditional, from
-	// the pairs, which list the groups' edges in the same order.
+	// The groups as graph.AppendConditional writes v.ConditionalEdges().
 	b = append(b, `],"conditionalEdges":[`...)
 	pairs := v.ConditionalPairs
 	for gi, ce := range v.Conditional {
@@ -131,13 +142,13 @@ func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"edges":[`...)
-		for k, cp := range pairs[:len(ce.Edges)] {
+		for k, cp := range pairs[:ce.Edges] {
 			if k > 0 {
 				b = append(b, ',')
 			}
 			b = r.appendConditionalEdge(b, v, cp)
 		}
-		pairs = pairs[len(ce.Edges):]
+		pairs = pairs[ce.Edges:]
 		b = append(b, `],"risks":`...)
 		b = append(b, r.encodedRisks(ce.Risks)...)
 		b = append(b, '}')
@@ -231,11 +242,17 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 	if len(r.local) < len(v.Nodes) {
 		r.local = make([]int32, len(v.Nodes))
 	}
-	size := len(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`) + 16*len(out)
+	size := len(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`) + 12*len(out)
 	ns := r.nodesFor(v.Arch)
 	for k, m := range members {
 		r.local[m] = int32(k)
 		size += len(r.node(ns, v.Nodes[m], v.Versions[m])) + 1
+	}
+	for k, cp := range cond {
+		size += len(`{"from":,"to":},`) + len(r.quote(v, cp.From)) + len(r.quote(v, cp.To))
+		if !slices.ContainsFunc(cond[:k], func(o policy.ConditionalPair) bool { return o.Group == cp.Group }) {
+			size += len(`{"edges":[],"risks":},`) + len(r.encodedRisks(v.Conditional[cp.Group].Risks))
+		}
 	}
 	b = slices.Grow(b, size)
 	b = append(b, `{"version":1,"nodes":[`...)
