@@ -6,6 +6,6 @@ package writer
 // without following symbolic links (openat2): they are all written.
 type previousTree struct{}
 
-func openPrevious(string) *previousTree                        { return nil }
-func (t *previousTree) close()                                 {}
-func (t *previousTree) reuse(name, p string, data []byte) bool { return false }
+func openPrevious(string) *previousTree                                   { return nil }
+func (t *previousTree) close()                                            {}
+func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool { return false }

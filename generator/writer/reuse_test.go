@@ -126,3 +126,29 @@ func TestDirStoreAbortKeepsReusedFiles(t *testing.T) {
 		t.Errorf("Abort changed the tree:\n%v\nwant\n%v", after, before)
 	}
 }
+
+// TestReuseThroughProc checks the fallback for kernels that refuse
+// linkat(AT_EMPTY_PATH): the compared file is linked through /proc.
+func TestReuseThroughProc(t *testing.T) {
+	old, next := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(old, "f.json"), []byte("same"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prev := openPrevious(old)
+	defer prev.close()
+	prev.procLinks.Store(true)
+	dst, err := openTreeDir("", next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.close()
+	if prev.reuse(dst, "f.json", []byte("other")) {
+		t.Error("a file with other bytes was reused")
+	}
+	if !prev.reuse(dst, "f.json", []byte("same")) {
+		t.Fatal("an identical file was not reused")
+	}
+	if !os.SameFile(inode(t, filepath.Join(old, "f.json")), inode(t, filepath.Join(next, "f.json"))) {
+		t.Error("the reused file is not the old file")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -87,28 +88,20 @@ type treeFiles struct {
 	// previous, when set, is the tree this one replaces: a file whose
 	// bytes it already holds is linked from there instead of written.
 	previous *previousTree
-	dirs     sync.Map // created subdirectories
+	dirs     sync.Map // slash-separated relative path → *treeDir, created
 }
 
 func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
-	p, err := d.path(ctx, name)
+	dir, base, err := d.dir(ctx, name)
 	if err != nil {
 		return err
 	}
-	if d.previous != nil && d.previous.reuse(name, p, data) {
+	if d.previous != nil && d.previous.reuse(dir, base, data) {
 		return nil
 	}
 	// A new file only (O_EXCL): a name already in the tree may be a link
 	// to a file of the previous tree, which must not be written through.
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := dir.create(base, data); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	return nil
@@ -118,17 +111,17 @@ func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 // with the same targets in several channels) take their space and write
 // time once.
 func (d *treeFiles) Link(ctx context.Context, existing, name string) error {
-	src, err := d.path(ctx, existing)
+	src, srcBase, err := d.dir(ctx, existing)
 	if err != nil {
 		return err
 	}
-	p, err := d.path(ctx, name)
+	dst, base, err := d.dir(ctx, name)
 	if err != nil {
 		return err
 	}
-	if err := os.Link(src, p); err != nil {
+	if err := link(src, srcBase, dst, base); err != nil {
 		// File systems without hard links get a copy.
-		data, rerr := os.ReadFile(src)
+		data, rerr := os.ReadFile(filepath.Join(src.path, srcBase))
 		if rerr != nil {
 			return fmt.Errorf("output: %w", err)
 		}
@@ -137,23 +130,41 @@ func (d *treeFiles) Link(ctx context.Context, existing, name string) error {
 	return nil
 }
 
-// path validates name and creates its directory in the tree.
-func (d *treeFiles) path(ctx context.Context, name string) (string, error) {
+// dir validates name and returns its directory in the tree, created, and
+// its base name.
+func (d *treeFiles) dir(ctx context.Context, name string) (*treeDir, string, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return nil, "", err
 	}
-	if !fs.ValidPath(name) || strings.Contains(name, `\`) {
-		return "", fmt.Errorf("output: invalid file name %q", name)
+	if !fs.ValidPath(name) || name == "." || strings.Contains(name, `\`) {
+		return nil, "", fmt.Errorf("output: invalid file name %q", name)
 	}
-	p := filepath.Join(d.root, filepath.FromSlash(name))
-	dir := filepath.Dir(p)
-	if _, ok := d.dirs.Load(dir); !ok {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("output: %w", err)
-		}
-		d.dirs.Store(dir, true)
+	rel, base := path.Split(name)
+	if td, ok := d.dirs.Load(rel); ok {
+		return td.(*treeDir), base, nil
 	}
-	return p, nil
+	p := filepath.Join(d.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		return nil, "", fmt.Errorf("output: %w", err)
+	}
+	td, err := openTreeDir(rel, p)
+	if err != nil {
+		return nil, "", fmt.Errorf("output: %w", err)
+	}
+	if prev, loaded := d.dirs.LoadOrStore(rel, td); loaded {
+		td.close()
+		td = prev.(*treeDir)
+	}
+	return td, base, nil
+}
+
+// closeDirs releases the directories' handles.
+func (d *treeFiles) closeDirs() {
+	d.dirs.Range(func(k, td any) bool {
+		td.(*treeDir).close()
+		d.dirs.Delete(k)
+		return true
+	})
 }
 
 // ScratchStore writes a tree straight into Dir, which must not exist yet,
@@ -172,12 +183,13 @@ func (s ScratchStore) Begin(ctx context.Context) (Staging, error) {
 
 type scratch struct{ treeFiles }
 
-func (s *scratch) Commit(ctx context.Context) error { return ctx.Err() }
-func (s *scratch) Abort() error                     { return nil }
+func (s *scratch) Commit(ctx context.Context) error { s.closeDirs(); return ctx.Err() }
+func (s *scratch) Abort() error                     { s.closeDirs(); return nil }
 
 func (d *dirStaging) Commit(ctx context.Context) error {
 	defer d.unlock()
 	defer d.previous.close()
+	d.closeDirs()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -200,6 +212,7 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 func (d *dirStaging) Abort() error {
 	defer d.unlock()
 	defer d.previous.close()
+	d.closeDirs()
 	return removeTree(d.tmp)
 }
 
