@@ -29,8 +29,9 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	for k, d := range g.Declarations {
 		ids[k] = internRisk(riskIDs, &risks, d.Risk)
 	}
-	// Declarations are matched on every core, each worker with its own
-	// memo of regex results; the graph is only read meanwhile.
+	// Declarations are matched on every core, those with the same pattern
+	// by the same worker, each worker with its own memo of regex results;
+	// the graph is only read meanwhile.
 	matchers := newMatchers(g)
 	order := g.SortedOrder()
 	rank := make([]int32, len(order))
@@ -38,19 +39,22 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 		rank[i] = int32(r)
 	}
 	found := make([][]match, len(g.Declarations))
-	_ = parallel.Run(context.Background(), len(matchers), len(g.Declarations), func(_ context.Context, w, k int) error {
-		d, m := g.Declarations[k], matchers[w]
-		targets := byPrefix[d.To]
-		if i, ok := g.Lookup(d.To); ok {
-			targets = append([]int{i}, targets...)
-		}
-		re := m.memo(d.From)
-		matchAll := d.From.String() == ".*"
-		results := m.resultsOf(re)
-		for _, x := range targets {
-			for _, y := range g.Parents(x) {
-				if matchAll || m.matchWith(results, re, y) {
-					found[k] = append(found[k], match{rank[y], rank[x], int32(ids[k])})
+	byPattern := samePattern(len(g.Declarations), func(k int) string { return g.Declarations[k].From.String() })
+	_ = parallel.Run(context.Background(), len(matchers), len(byPattern), func(_ context.Context, w, j int) error {
+		for _, k := range byPattern[j] {
+			d, m := g.Declarations[k], matchers[w]
+			targets := byPrefix[d.To]
+			if i, ok := g.Lookup(d.To); ok {
+				targets = append([]int{i}, targets...)
+			}
+			re := m.memo(d.From)
+			matchAll := d.From.String() == ".*"
+			results := m.resultsOf(re)
+			for _, x := range targets {
+				for _, y := range g.Parents(x) {
+					if matchAll || m.matchWith(results, re, y) {
+						found[k] = append(found[k], match{rank[y], rank[x], int32(ids[k])})
+					}
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/graph"
@@ -167,12 +168,15 @@ func (e *editor) removeRegexPass(key string) error {
 			holders = append(holders, i)
 		}
 	}
-	matchers := newMatchers(e.g)
 	sources := make([][]int, len(holders))
 	errs := make([]error, len(holders))
-	_ = parallel.Run(context.Background(), len(matchers), len(holders), func(_ context.Context, w, k int) error {
-		h := holders[k]
-		sources[k], errs[k] = matchers[w].regexSources(h, e.g.Node(h).Metadata[key])
+	byPattern := samePattern(len(holders), func(k int) string { return e.g.Node(holders[k]).Metadata[key] })
+	matchers := newMatchers(e.g)
+	_ = parallel.Run(context.Background(), len(matchers), len(byPattern), func(_ context.Context, w, j int) error {
+		for _, k := range byPattern[j] {
+			h := holders[k]
+			sources[k], errs[k] = matchers[w].regexSources(h, e.g.Node(h).Metadata[key])
+		}
 		return nil
 	})
 	for k, h := range holders {
@@ -216,6 +220,26 @@ func (e *editor) nextRemove(h int, key, value string) error {
 		e.g.RemoveEdge(h, t)
 	}
 	return err
+}
+
+// samePattern groups the indices [0, n) by pattern(k), largest group
+// first: a worker given one group matches each release against the
+// pattern once, where workers given its items in turn would each do it.
+// Thousands of holders share a few hundred patterns.
+func samePattern(n int, pattern func(k int) string) [][]int {
+	index := map[string]int{}
+	var groups [][]int
+	for k := range n {
+		g, ok := index[pattern(k)]
+		if !ok {
+			g = len(groups)
+			index[pattern(k)] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	slices.SortStableFunc(groups, func(a, b []int) int { return len(b) - len(a) })
+	return groups
 }
 
 // newMatchers returns one matcher per worker matching patterns in
