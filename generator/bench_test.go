@@ -73,6 +73,8 @@ func BenchmarkGenerate(b *testing.B) {
 		b.ReportMetric(float64(m.Counts.Files), "files")
 		b.ReportMetric(float64(m.Counts.Bytes)/1e6, "MB-written")
 		b.ReportMetric(medianVersionRatio(b, out), "median-version/channel")
+		// The whole test process so far, the synthesised inputs included.
+		b.ReportMetric(peakRSS()/1e6, "peak-RSS-MB")
 	}
 	b.Run("replace", func(b *testing.B) {
 		out := filepath.Join(base, "tree")

@@ -1,0 +1,12 @@
+package generator_test
+
+import "syscall"
+
+// peakRSS is the process's peak resident set size in bytes, or 0.
+func peakRSS() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) * 1024 // kilobytes on Linux
+}
