@@ -230,6 +230,8 @@ func (ix *Index) View(channel, arch string) *ChannelView {
 // Visiting sources in output order, and each source's targets in output
 // order, yields the edges sorted and the groups in order of their first
 // edge: a first pass sizes the groups, a second puts each edge in place.
+// An edge is in one group only (edges.resolveConditional groups risks by
+// edge); were one in two, their order would follow the graph's groups.
 func (ix *Index) conditional(v *ChannelView, pos []int32) {
 	slot := make([]int32, len(ix.groups)) // group → 1 + its place in v.Conditional
 	total := 0

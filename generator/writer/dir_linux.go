@@ -7,29 +7,63 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// treeDir is a directory of a tree being written, held open so that its
-// files are created and linked by name relative to it: a generation
-// writes tens of thousands of files into a few hundred directories, and
-// looking up the whole path of each cost more than writing the small ones.
+// treeDir is a directory of a tree being written, held open (while the
+// tree's handle budget lasts) so that its files are created and linked by
+// name relative to it: a generation writes tens of thousands of files
+// into a few hundred directories, and looking up the whole path of each
+// cost more than writing the small ones.
 type treeDir struct {
 	rel  string // slash-separated, relative to the tree, "" or ending in '/'
 	path string
-	fd   int // O_PATH
+	fd   int // O_PATH, or -1: reached by path
 }
 
-func openTreeDir(rel, path string) (*treeDir, error) {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
+// dirHandleLimit is the number of directory handles a tree may keep open:
+// an eighth of the descriptors the process may open, from 16 to 1,024.
+func dirHandleLimit() int64 {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil {
+		return 16
 	}
-	return &treeDir{rel: rel, path: path, fd: fd}, nil
+	return int64(min(max(lim.Cur/8, 16), 1024))
 }
 
-func (d *treeDir) close() { unix.Close(d.fd) }
+func openTreeDir(rel, path string, handles *handleBudget) *treeDir {
+	d := &treeDir{rel: rel, path: path, fd: -1}
+	if handles.take() {
+		fd, err := retryEINTR2(func() (int, error) {
+			return unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		})
+		if err == nil {
+			d.fd = fd
+		} else {
+			handles.give() // the directory is reached by path
+		}
+	}
+	return d
+}
+
+func (d *treeDir) close() {
+	if d.fd >= 0 {
+		unix.Close(d.fd)
+		d.fd = -1
+	}
+}
+
+// at is the directory and name to pass to an *at system call for base.
+func (d *treeDir) at(base string) (int, string) {
+	if d.fd >= 0 {
+		return d.fd, base
+	}
+	return unix.AT_FDCWD, filepath.Join(d.path, base)
+}
 
 // create writes a new file (O_EXCL) holding data.
 func (d *treeDir) create(base string, data []byte) error {
-	fd, err := unix.Openat(d.fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+	dir, name := d.at(base)
+	fd, err := retryEINTR2(func() (int, error) {
+		return unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+	})
 	if err != nil {
 		return &os.PathError{Op: "open", Path: filepath.Join(d.path, base), Err: err}
 	}
@@ -52,8 +86,29 @@ func (d *treeDir) create(base string, data []byte) error {
 
 // link makes dst/base another name for src/srcBase.
 func link(src *treeDir, srcBase string, dst *treeDir, base string) error {
-	if err := unix.Linkat(src.fd, srcBase, dst.fd, base, 0); err != nil {
+	oldDir, oldName := src.at(srcBase)
+	newDir, newName := dst.at(base)
+	if err := retryEINTR(func() error { return unix.Linkat(oldDir, oldName, newDir, newName, 0) }); err != nil {
 		return &os.LinkError{Op: "link", Old: filepath.Join(src.path, srcBase), New: filepath.Join(dst.path, base), Err: err}
 	}
 	return nil
+}
+
+// retryEINTR runs call until it is not interrupted by a signal, as the
+// os package does for its system calls (network file systems return
+// EINTR).
+func retryEINTR(call func() error) error {
+	for {
+		if err := call(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func retryEINTR2(call func() (int, error)) (int, error) {
+	for {
+		if n, err := call(); err != unix.EINTR {
+			return n, err
+		}
+	}
 }

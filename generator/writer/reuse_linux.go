@@ -18,8 +18,17 @@ import (
 // old index.json, so a file changed since it was written is never carried
 // over, and the old tree itself is never written to.
 type previousTree struct {
-	fd   int
-	dirs sync.Map // relative directory → its descriptor, or -1 if it cannot be used
+	fd int
+	// dirs holds its directories' descriptors (-1: not to be used) while
+	// the handle budget lasts; the files of other directories are opened
+	// by their path from the root. A directory is checked to be beneath
+	// the root when it is opened, not again for each of its files: moving
+	// it out of the tree while a generation runs takes write access to
+	// the tree, and what is linked must still be a regular file holding
+	// exactly the bytes wanted.
+	dirs      sync.Map
+	handles   *handleBudget
+	closeOnce sync.Once
 	// procLinks is set once linkat(AT_EMPTY_PATH) is refused (it needs
 	// Linux 6.10, or CAP_DAC_READ_SEARCH before): files are then linked
 	// through /proc/self/fd.
@@ -37,56 +46,75 @@ func openPrevious(dir string) *previousTree {
 	if err != nil {
 		return nil
 	}
-	return &previousTree{fd: fd}
+	return &previousTree{fd: fd, handles: newHandleBudget()}
 }
 
+// close releases the tree's descriptors; it may be called more than once
+// (Abort after a failed Commit).
 func (t *previousTree) close() {
 	if t == nil {
 		return
 	}
-	t.dirs.Range(func(_, fd any) bool {
-		if fd.(int) >= 0 {
-			unix.Close(fd.(int))
-		}
-		return true
+	t.closeOnce.Do(func() {
+		t.dirs.Range(func(rel, fd any) bool {
+			if fd.(int) >= 0 {
+				unix.Close(fd.(int))
+			}
+			t.dirs.Delete(rel)
+			return true
+		})
+		unix.Close(t.fd)
 	})
-	unix.Close(t.fd)
 }
 
-// dir returns the descriptor of the previous tree's directory rel, or -1.
-func (t *previousTree) dir(rel string) int {
-	if fd, ok := t.dirs.Load(rel); ok {
-		return fd.(int)
+// at is the directory and name to open base of the previous tree's
+// directory rel with, or ok false when that directory cannot be used.
+func (t *previousTree) at(rel, base string) (dir int, name string, ok bool) {
+	if fd, cached := t.dirs.Load(rel); cached {
+		return fd.(int), base, fd.(int) >= 0
 	}
-	name := rel
-	if name == "" {
-		name = "."
+	if !t.handles.take() {
+		return t.fd, rel + base, true
 	}
-	fd, err := unix.Openat2(t.fd, name, &unix.OpenHow{
-		Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveInTree,
+	dirName := rel
+	if dirName == "" {
+		dirName = "."
+	}
+	fd, err := retryEINTR2(func() (int, error) {
+		return unix.Openat2(t.fd, dirName, &unix.OpenHow{
+			Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveInTree,
+		})
 	})
 	if err != nil {
-		fd = -1 // also ENOSYS before Linux 5.6: every file is written
+		t.handles.give()
+		switch err {
+		case unix.EMFILE, unix.ENFILE, unix.ENOMEM, unix.EAGAIN:
+			return t.fd, rel + base, true // a passing shortage: by path this time
+		}
+		fd = -1 // missing, not a directory, a symbolic link, or no openat2 (before Linux 5.6)
 	}
 	if prev, loaded := t.dirs.LoadOrStore(rel, fd); loaded {
 		if fd >= 0 {
 			unix.Close(fd)
+			t.handles.give()
 		}
-		return prev.(int)
+		fd = prev.(int)
 	}
-	return fd
+	return fd, base, fd >= 0
 }
 
 // reuse hard-links the previous tree's file of the same name as dst/base
 // into dst when it is a regular file holding exactly data, and reports
 // whether it did.
 func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
-	dir := t.dir(dst.rel)
-	if dir < 0 {
+	dir, name, ok := t.at(dst.rel, base)
+	if !ok {
 		return false
 	}
-	fd, err := unix.Openat2(dir, base, &unix.OpenHow{
-		Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC, Resolve: resolveInTree,
+	fd, err := retryEINTR2(func() (int, error) {
+		return unix.Openat2(dir, name, &unix.OpenHow{
+			Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC, Resolve: resolveInTree,
+		})
 	})
 	if err != nil {
 		return false
@@ -98,8 +126,9 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 	}
 	// The inode compared is the one linked: through its descriptor, not a
 	// second lookup of the name, which another process could have changed.
+	newDir, newName := dst.at(base)
 	if !t.procLinks.Load() {
-		err := unix.Linkat(fd, "", dst.fd, base, unix.AT_EMPTY_PATH)
+		err := retryEINTR(func() error { return unix.Linkat(fd, "", newDir, newName, unix.AT_EMPTY_PATH) })
 		if err == nil {
 			return true
 		}
@@ -108,7 +137,8 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 		}
 		t.procLinks.Store(true)
 	}
-	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dst.fd, base, unix.AT_SYMLINK_FOLLOW) == nil
+	proc := "/proc/self/fd/" + strconv.Itoa(fd)
+	return retryEINTR(func() error { return unix.Linkat(unix.AT_FDCWD, proc, newDir, newName, unix.AT_SYMLINK_FOLLOW) }) == nil
 }
 
 var compareBuffers = sync.Pool{New: func() any { return new([]byte) }}

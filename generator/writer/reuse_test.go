@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -137,10 +138,7 @@ func TestReuseThroughProc(t *testing.T) {
 	prev := openPrevious(old)
 	defer prev.close()
 	prev.procLinks.Store(true)
-	dst, err := openTreeDir("", next)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := openTreeDir("", next, newHandleBudget())
 	defer dst.close()
 	if prev.reuse(dst, "f.json", []byte("other")) {
 		t.Error("a file with other bytes was reused")
@@ -150,5 +148,86 @@ func TestReuseThroughProc(t *testing.T) {
 	}
 	if !os.SameFile(inode(t, filepath.Join(old, "f.json")), inode(t, filepath.Join(next, "f.json"))) {
 		t.Error("the reused file is not the old file")
+	}
+}
+
+// openFDs counts the process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// TestDirStoreHandleBudget checks a tree with more directories than
+// directory handles it may keep open: the files of the others are written
+// and reused by path, every handle is released by Commit, and Abort after
+// a failed Commit closes nothing twice.
+func TestDirStoreHandleBudget(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := DirStore{Dir: dir}
+	want := map[string]string{"index.json": "root"}
+	for i := range 40 {
+		want[filepath.ToSlash(filepath.Join("signatures", "d"+strconv.Itoa(i), "signature-1"))] = "sig " + strconv.Itoa(i)
+	}
+	regenerate := func() *dirStaging {
+		st, err := s.Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds := st.(*dirStaging)
+		ds.handles.left.Store(3)
+		if ds.previous != nil {
+			ds.previous.handles.left.Store(3)
+		}
+		for name, content := range want {
+			if err := ds.Put(context.Background(), name, []byte(content)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ds
+	}
+	before := openFDs(t)
+	if err := regenerate().Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]os.FileInfo{}
+	for name := range want {
+		old[name] = inode(t, filepath.Join(dir, name))
+	}
+	if err := regenerate().Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, snapshot(t, dir)); !maps.Equal(got, want) {
+		t.Fatalf("tree:\n%v\nwant\n%v", got, want)
+	}
+	for name := range want {
+		if !os.SameFile(old[name], inode(t, filepath.Join(dir, name))) {
+			t.Errorf("%s was written again, not reused", name)
+		}
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open after two generations, %d before", after, before)
+	}
+
+	// A Commit that fails, then Abort, as Render does.
+	ds := regenerate()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ds.Commit(ctx); err == nil {
+		t.Fatal("Commit with a cancelled context succeeded")
+	}
+	bystander, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bystander.Close()
+	if err := ds.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bystander.WriteString("still open"); err != nil {
+		t.Errorf("a descriptor opened between Commit and Abort was closed: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Store receives generations.
@@ -67,7 +68,7 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir)}, final: dir, tmp: tmp, unlock: unlock}, nil
+	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), handles: newHandleBudget()}, final: dir, tmp: tmp, unlock: unlock}, nil
 }
 
 type dirStaging struct {
@@ -89,7 +90,31 @@ type treeFiles struct {
 	// bytes it already holds is linked from there instead of written.
 	previous *previousTree
 	dirs     sync.Map // slash-separated relative path → *treeDir, created
+	handles  *handleBudget
 }
+
+// handleBudget bounds the directory handles a tree keeps open: a tree can
+// hold thousands of directories (one per signed release), and descriptors
+// are limited. Directories beyond it are reached by path.
+type handleBudget struct{ left atomic.Int64 }
+
+func newHandleBudget() *handleBudget {
+	b := &handleBudget{}
+	b.left.Store(dirHandleLimit())
+	return b
+}
+
+// take reports whether one more handle may be opened.
+func (b *handleBudget) take() bool {
+	if b.left.Add(-1) >= 0 {
+		return true
+	}
+	b.left.Add(1)
+	return false
+}
+
+// give returns a handle that was not opened after all.
+func (b *handleBudget) give() { b.left.Add(1) }
 
 func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 	dir, base, err := d.dir(ctx, name)
@@ -147,10 +172,7 @@ func (d *treeFiles) dir(ctx context.Context, name string) (*treeDir, string, err
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		return nil, "", fmt.Errorf("output: %w", err)
 	}
-	td, err := openTreeDir(rel, p)
-	if err != nil {
-		return nil, "", fmt.Errorf("output: %w", err)
-	}
+	td := openTreeDir(rel, p, d.handles)
 	if prev, loaded := d.dirs.LoadOrStore(rel, td); loaded {
 		td.close()
 		td = prev.(*treeDir)
@@ -178,7 +200,7 @@ func (s ScratchStore) Begin(ctx context.Context) (Staging, error) {
 	if err := os.Mkdir(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &scratch{treeFiles{root: s.Dir}}, nil
+	return &scratch{treeFiles{root: s.Dir, handles: newHandleBudget()}}, nil
 }
 
 type scratch struct{ treeFiles }
