@@ -35,10 +35,11 @@ type Renderer struct {
 	quotedView *policy.ChannelView
 	quoted     []byte
 	quotedAt   []int32
-	// Scratch of version: a file's members, and each member's index in
-	// the file by view position.
+	// Scratch of version: a file's members, each member's index in the
+	// file by view position, and its conditional groups.
 	members []int
 	local   []int32
+	groups  []int
 }
 
 type risksKey struct {
@@ -167,34 +168,32 @@ type Layout struct {
 	// VersionKeys identify the per-version graphs, by node position.
 	VersionKeys []string
 
-	out  [][]int
+	out  [][][2]int // the edges from each position
 	cond [][]policy.ConditionalPair
+}
+
+// bySource cuts items, sorted by source position, into each of n
+// positions' run.
+func bySource[T any](n int, items []T, source func(T) int) [][]T {
+	runs := make([][]T, n)
+	for k := 0; k < len(items); {
+		from, end := source(items[k]), k+1
+		for end < len(items) && source(items[end]) == from {
+			end++
+		}
+		runs[from] = items[k:end:end]
+		k = end
+	}
+	return runs
 }
 
 // NewLayout computes the adjacency and content keys of v.
 func NewLayout(v *policy.ChannelView) *Layout {
 	n := len(v.Nodes)
-	l := &Layout{View: v, out: make([][]int, n), cond: make([][]policy.ConditionalPair, n)}
-	// Edges are sorted by source: each node's targets are a run of them.
-	targets := make([]int, len(v.Edges))
-	for k, e := range v.Edges {
-		targets[k] = e[1]
-	}
-	for k := 0; k < len(v.Edges); {
-		from, end := v.Edges[k][0], k+1
-		for end < len(v.Edges) && v.Edges[end][0] == from {
-			end++
-		}
-		l.out[from] = targets[k:end:end]
-		k = end
-	}
-	for k, pairs := 0, v.ConditionalBySource; k < len(pairs); {
-		from, end := pairs[k].From, k+1
-		for end < len(pairs) && pairs[end].From == from {
-			end++
-		}
-		l.cond[from] = pairs[k:end:end]
-		k = end
+	l := &Layout{
+		View: v,
+		out:  bySource(n, v.Edges, func(e [2]int) int { return e[0] }),
+		cond: bySource(n, v.ConditionalBySource, func(cp policy.ConditionalPair) int { return cp.From }),
 	}
 	// Keys hold node indices as 4 bytes each; a per-version key counts its
 	// targets before listing them, so no two contents share a key.
@@ -208,8 +207,8 @@ func NewLayout(v *policy.ChannelView) *Layout {
 		key = append(append(append(key[:0], "v\x00"...), v.Arch...), 0)
 		key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[p]))
 		key = binary.LittleEndian.AppendUint32(key, uint32(len(l.out[p])))
-		for _, t := range l.out[p] {
-			key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[t]))
+		for _, e := range l.out[p] {
+			key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[e[1]]))
 		}
 		for _, cp := range l.cond[p] {
 			key = binary.LittleEndian.AppendUint32(key, uint32(v.Nodes[cp.To]))
@@ -230,9 +229,11 @@ func (r *Renderer) Version(b []byte, l *Layout, p int) []byte {
 }
 
 // version appends the per-version graph of position p.
-func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, cond []policy.ConditionalPair) []byte {
+func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out [][2]int, cond []policy.ConditionalPair) []byte {
 	members := append(r.members[:0], p)
-	members = append(members, out...)
+	for _, e := range out {
+		members = append(members, e[1])
+	}
 	for _, cp := range cond {
 		members = append(members, cp.To)
 	}
@@ -248,12 +249,18 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 		r.local[m] = int32(k)
 		size += len(r.node(ns, v.Nodes[m], v.Versions[m])) + 1
 	}
-	for k, cp := range cond {
+	// The groups of the conditional edges, in order of first appearance; a
+	// release has few of them, so each is found by scanning the pairs
+	// rather than through a map.
+	groups := r.groups[:0]
+	for _, cp := range cond {
 		size += len(`{"from":,"to":},`) + len(r.quote(v, cp.From)) + len(r.quote(v, cp.To))
-		if !slices.ContainsFunc(cond[:k], func(o policy.ConditionalPair) bool { return o.Group == cp.Group }) {
+		if !slices.Contains(groups, cp.Group) {
+			groups = append(groups, cp.Group)
 			size += len(`{"edges":[],"risks":},`) + len(r.encodedRisks(v.Conditional[cp.Group].Risks))
 		}
 	}
+	r.groups = groups
 	b = slices.Grow(b, size)
 	b = append(b, `{"version":1,"nodes":[`...)
 	for k, m := range members {
@@ -263,30 +270,23 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out []int, co
 		b = append(b, ns[v.Nodes[m]]...)
 	}
 	b = append(b, `],"edges":[`...)
-	for k, t := range out {
+	for k, e := range out {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = graph.AppendEdge(b, int(r.local[p]), int(r.local[t]))
+		b = graph.AppendEdge(b, int(r.local[p]), int(r.local[e[1]]))
 	}
 	b = append(b, `],"conditionalEdges":`...)
-	b = r.appendOwnConditional(b, v, p, cond)
+	b = r.appendOwnConditional(b, v, cond, groups)
 	return append(b, '}')
 }
 
-// appendOwnConditional appends the conditional edges leaving position from,
-// grouped as in the channel graph: targets sharing the same ordered risk
-// list share one entry, so long risk texts are written once per file rather
-// than once per target.
-func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, from int, pairs []policy.ConditionalPair) []byte {
-	// Groups in order of first appearance; a release has few of them, so
-	// each is found by scanning the pairs rather than through a map.
-	var groups []int
-	for _, cp := range pairs {
-		if !slices.Contains(groups, cp.Group) {
-			groups = append(groups, cp.Group)
-		}
-	}
+// appendOwnConditional appends the conditional edges pairs of one release,
+// one entry per group of groups (the pairs' groups in order of first
+// appearance), as in the channel graph: targets sharing the same ordered
+// risk list share one entry, so long risk texts are written once per file
+// rather than once per target.
+func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, pairs []policy.ConditionalPair, groups []int) []byte {
 	b = append(b, '[')
 	for k, gi := range groups {
 		if k > 0 {
