@@ -31,7 +31,7 @@ func dirHandleLimit() int64 {
 func openTreeDir(rel, path string, handles *handleBudget) *treeDir {
 	d := &treeDir{rel: rel, path: path, fd: -1}
 	if handles.take() {
-		fd, err := retryEINTR2(func() (int, error) {
+		fd, err := retryEINTR(func() (int, error) {
 			return unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		})
 		if err == nil {
@@ -61,7 +61,7 @@ func (d *treeDir) at(base string) (int, string) {
 // create writes a new file (O_EXCL) holding data.
 func (d *treeDir) create(base string, data []byte) error {
 	dir, name := d.at(base)
-	fd, err := retryEINTR2(func() (int, error) {
+	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
 	})
 	if err != nil {
@@ -88,7 +88,7 @@ func (d *treeDir) create(base string, data []byte) error {
 func link(src *treeDir, srcBase string, dst *treeDir, base string) error {
 	oldDir, oldName := src.at(srcBase)
 	newDir, newName := dst.at(base)
-	if err := retryEINTR(func() error { return unix.Linkat(oldDir, oldName, newDir, newName, 0) }); err != nil {
+	if err := linkat(oldDir, oldName, newDir, newName, 0); err != nil {
 		return &os.LinkError{Op: "link", Old: filepath.Join(src.path, srcBase), New: filepath.Join(dst.path, base), Err: err}
 	}
 	return nil
@@ -97,18 +97,18 @@ func link(src *treeDir, srcBase string, dst *treeDir, base string) error {
 // retryEINTR runs call until it is not interrupted by a signal, as the
 // os package does for its system calls (network file systems return
 // EINTR).
-func retryEINTR(call func() error) error {
+func retryEINTR[T any](call func() (T, error)) (T, error) {
 	for {
-		if err := call(); err != unix.EINTR {
-			return err
+		if v, err := call(); err != unix.EINTR {
+			return v, err
 		}
 	}
 }
 
-func retryEINTR2(call func() (int, error)) (int, error) {
-	for {
-		if n, err := call(); err != unix.EINTR {
-			return n, err
-		}
-	}
+// linkat is unix.Linkat, retried when interrupted.
+func linkat(oldDir int, oldName string, newDir int, newName string, flags int) error {
+	_, err := retryEINTR(func() (struct{}, error) {
+		return struct{}{}, unix.Linkat(oldDir, oldName, newDir, newName, flags)
+	})
+	return err
 }

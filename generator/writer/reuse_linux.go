@@ -80,7 +80,7 @@ func (t *previousTree) at(rel, base string) (dir int, name string, ok bool) {
 	if dirName == "" {
 		dirName = "."
 	}
-	fd, err := retryEINTR2(func() (int, error) {
+	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat2(t.fd, dirName, &unix.OpenHow{
 			Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveInTree,
 		})
@@ -111,7 +111,7 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 	if !ok {
 		return false
 	}
-	fd, err := retryEINTR2(func() (int, error) {
+	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat2(dir, name, &unix.OpenHow{
 			Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC, Resolve: resolveInTree,
 		})
@@ -128,7 +128,7 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 	// second lookup of the name, which another process could have changed.
 	newDir, newName := dst.at(base)
 	if !t.procLinks.Load() {
-		err := retryEINTR(func() error { return unix.Linkat(fd, "", newDir, newName, unix.AT_EMPTY_PATH) })
+		err := linkat(fd, "", newDir, newName, unix.AT_EMPTY_PATH)
 		if err == nil {
 			return true
 		}
@@ -138,7 +138,7 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 		t.procLinks.Store(true)
 	}
 	proc := "/proc/self/fd/" + strconv.Itoa(fd)
-	return retryEINTR(func() error { return unix.Linkat(unix.AT_FDCWD, proc, newDir, newName, unix.AT_SYMLINK_FOLLOW) }) == nil
+	return linkat(unix.AT_FDCWD, proc, newDir, newName, unix.AT_SYMLINK_FOLLOW) == nil
 }
 
 var compareBuffers = sync.Pool{New: func() any { return new([]byte) }}
