@@ -35,6 +35,11 @@ type RenderOptions struct {
 	// Workers bounds rendering and writing concurrency (0: 2 × GOMAXPROCS).
 	Workers int
 	Logger  *slog.Logger
+	// Check, when set, is given the finished manifest before the
+	// generation is committed; an error discards the generation (the
+	// shrink guard: a generation that would strand clusters is refused
+	// while the one it would replace is still in place).
+	Check func(next *manifest.Manifest) error
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -96,6 +101,9 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	if linkErr := waitLinks(); err == nil {
 		err = linkErr
+	}
+	if err == nil && opts.Check != nil {
+		err = opts.Check(m)
 	}
 	if err == nil {
 		err = staging.Put(ctx, manifest.FileName, index)

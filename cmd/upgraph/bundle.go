@@ -10,6 +10,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/bundle"
 	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -40,7 +41,7 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "graph endpoints only: the channels to fetch (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and rendering"},
-		}, s3ClientFlags()...),
+		}, append(guardFlags(), s3ClientFlags()...)...),
 		Action: runMirrorTree,
 	}
 }
@@ -69,6 +70,24 @@ func runMirrorTree(c *cli.Context) error {
 	}
 	// Only a graph endpoint lacks a generation time of its own.
 	if opts.GeneratedAt, err = generatedAt(); err != nil {
+		return err
+	}
+	if err := checkWorkers(c); err != nil {
+		return err
+	}
+	switch {
+	case opts.Out != "" && opts.Bundle != "", opts.Out == "" && opts.Bundle == "":
+		return fmt.Errorf("want exactly one of --out (a tree directory) and --bundle (a .tar.gz)")
+	case opts.Out != "":
+		if _, err := writer.Resolve(opts.Out); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		opts.Check, err = generationGuard(c.Context, c, "out", opts.Out, false)
+		opts.Trace = phaseTrace(log)
+	default:
+		opts.Check, err = generationGuard(c.Context, c, "bundle", opts.Bundle, true)
+	}
+	if err != nil {
 		return err
 	}
 	start := time.Now()

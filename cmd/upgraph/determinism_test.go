@@ -149,6 +149,8 @@ func TestInterrupted(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := command(base, args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -172,10 +174,14 @@ func TestInterrupted(t *testing.T) {
 			if sig == syscall.SIGINT && stagingHasFiles(base) {
 				t.Error("SIGINT left a staging directory behind")
 			}
+			// A stopped run says why it stopped and that the tree is intact.
+			if want := "interrupted (interrupt signal received) before the new generation was complete; " + out + " is unchanged"; sig == syscall.SIGINT && !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
 		})
 	}
 	// A complete run afterwards succeeds and removes the killed run's staging tree.
-	if _, stderr, code := run(t, base, []string{"GOMAXPROCS=2"}, append(args, "--channel", `^stable-4\.16$`)...); code != 0 {
+	if _, stderr, code := run(t, base, []string{"GOMAXPROCS=2"}, append(args, "--channel", `^stable-4\.16$`, "--force")...); code != 0 {
 		t.Fatal(stderr)
 	}
 	if stagingHasFiles(base) {

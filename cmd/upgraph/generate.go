@@ -29,7 +29,17 @@ func generateCommand() *cli.Command {
 graph-builder does, and writes DIR/graph/<arch>/<channel>.json, one
 DIR/graph/<arch>/<channel>/<version>.json per release, DIR/index.json and,
 for the releases served, their signatures as DIR/signatures/sha256=<hex>/signature-<N>.
-The new tree replaces DIR atomically; on any error DIR is left untouched.`,
+The new tree replaces DIR atomically; on any error DIR is left untouched.
+DIR given as a symbolic link means the directory it points to: that
+directory is replaced atomically and the link is left as it is. DIR must
+be new, empty or hold a generation; anything else is refused.
+
+When DIR holds a generation, the new one is compared with it and refused
+(DIR unchanged) if more than --shrink-threshold of its releases, channels
+or per-version graphs, or any architecture, would disappear: a broken
+input or a mistyped --channel or --arch must not strand clusters. A
+generation with no release, channel or per-version graph at all is an
+error unless --allow-empty.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
@@ -43,7 +53,7 @@ The new tree replaces DIR atomically; on any error DIR is left untouched.`,
 			&cli.BoolFlag{Name: "upstream-quirks", Usage: "reproduce upstream's accidental behaviours (see README)"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping (default 16 tags) and of rendering and writing (default 2 × CPUs)"},
-		}, scrapeFlags()...),
+		}, append(guardFlags(), scrapeFlags()...)...),
 		Action: runGenerate,
 	}
 }
@@ -64,7 +74,21 @@ func runGenerate(c *cli.Context) error {
 		}
 	}
 	arches := listFlag(c, "arch")
+	if c.IsSet("arch") && len(arches) == 0 {
+		return fmt.Errorf("--arch: empty list")
+	}
+	if err := checkWorkers(c); err != nil {
+		return err
+	}
 	at, err := generatedAt()
+	if err != nil {
+		return err
+	}
+	out := c.String("out")
+	if _, err := writer.Resolve(out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	check, err := generationGuard(c.Context, c, "out", out, false)
 	if err != nil {
 		return err
 	}
@@ -72,14 +96,15 @@ func runGenerate(c *cli.Context) error {
 	start := time.Now()
 	built, err := build(c, gdOpts, channels, &arches, log)
 	if err != nil {
-		return err
+		return interrupted(c, err, out)
 	}
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
-		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: c.String("out")},
+		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log)},
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
+		Check: check,
 	})
 	if err != nil {
-		return err
+		return interrupted(c, err, out)
 	}
 	log.Info("generated", "out", c.String("out"), "graphs", m.Counts.Graphs, "versionGraphs", m.Counts.VersionGraphs,
 		"signatures", m.Counts.Signatures, "files", m.Counts.Files, "bytes", m.Counts.Bytes, "duration", time.Since(start).Round(time.Millisecond))

@@ -45,6 +45,11 @@ type Options struct {
 	GeneratedAt time.Time
 	// Workers bounds reading and rendering concurrency.
 	Workers int
+	// Check, when set, is given the manifest of what is about to be
+	// written; an error leaves the output as it was (the shrink guard).
+	Check func(next *manifest.Manifest) error
+	// Trace is the tree output's writer.DirStore.Trace.
+	Trace func(writer.Phase)
 	// Client is used for http(s) sources (nil: one with timeouts).
 	Client *http.Client
 	Logger *slog.Logger
@@ -111,12 +116,12 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	built.Signatures = sigs
 	render := func(store writer.Store) (err error) {
 		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
-			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log,
+			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
 		})
 		return err
 	}
 	if opts.Out != "" {
-		if err := render(writer.DirStore{Dir: opts.Out}); err != nil {
+		if err := render(writer.DirStore{Dir: opts.Out, Trace: opts.Trace}); err != nil {
 			return nil, err
 		}
 		return res, nil

@@ -3,6 +3,7 @@ package writer
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,13 @@ import (
 // thousands of files and unlinking them one after another takes a
 // noticeable part of a run.
 func removeTree(dir string) error {
+	// Only a directory of this store's own making is walked: were dir a
+	// symbolic link, reading it would reach the tree it points to.
+	if st, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil || !st.IsDir() {
+		return os.Remove(dir)
+	}
 	level := []string{dir}
 	for depth := 0; depth < 3; depth++ {
 		var next []string

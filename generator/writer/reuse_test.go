@@ -29,6 +29,7 @@ func TestDirStoreReusesIdenticalFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s := DirStore{Dir: dir}
 	old := map[string]string{
+		"index.json":          "{}",
 		"same.json":           "unchanged bytes",
 		"graph/a/same.json":   "unchanged too",
 		"graph/a/edited.json": "original",

@@ -37,44 +37,203 @@ type Staging interface {
 // built in a sibling directory and swapped in, so readers see either the
 // old tree or the new one, never a mix, and a failed or interrupted run
 // leaves the old tree as it was.
-type DirStore struct{ Dir string }
+//
+// Dir given as a symbolic link means the directory it points to: that
+// directory is replaced (the staging tree is made beside it and swapped
+// with it) and the link itself is left as it is, so a link an admin keeps
+// pointing at the served tree keeps working. Dir must be new, empty, or
+// hold a generation (its index.json): anything else is somebody's data,
+// and is refused rather than replaced.
+type DirStore struct {
+	Dir string
+	// Trace, when set, is called at each step of a generation's life
+	// (the Phase constants), for logs and for the crash tests, which
+	// stop the process at each one.
+	Trace func(Phase)
+}
+
+// Phase names a step of DirStore's commit protocol.
+type Phase string
+
+const (
+	// PhaseStaged: the staging directory exists, nothing written yet.
+	PhaseStaged Phase = "staged"
+	// PhaseFlushing: every file is written; the file system flush starts.
+	PhaseFlushing Phase = "flushing"
+	// PhaseSwapping: flushed; the swap with the output comes next.
+	PhaseSwapping Phase = "swapping"
+	// PhaseSwapped: the new tree is in place; the old one is being removed.
+	PhaseSwapped Phase = "swapped"
+	// PhaseDone: the old tree is removed.
+	PhaseDone Phase = "done"
+)
+
+// Phases lists the phases in the order they happen.
+var Phases = []Phase{PhaseStaged, PhaseFlushing, PhaseSwapping, PhaseSwapped, PhaseDone}
+
+func (s DirStore) trace(p Phase) {
+	if s.Trace != nil {
+		s.Trace(p)
+	}
+}
+
+// MarkerFile is the file every generation holds (its index.json): a
+// non-empty directory without it is not a generation, and no store
+// replaces it.
+const MarkerFile = "index.json"
+
+// ErrNotAGeneration is returned (wrapped, naming the directory) when Dir
+// exists, is not empty and holds no generation.
+var ErrNotAGeneration = errors.New("exists, is not empty and holds no upgraph generation (no index.json); refusing to replace it: name a new or empty directory, or one an earlier run wrote")
+
+// Resolve returns the directory a DirStore for dir writes: dir made
+// absolute, through any symbolic link, checked to be a place a generation
+// may go. It is what Begin replaces, and what a caller should read the
+// previous generation from.
+func Resolve(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("output directory: empty path")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("output %s: %w", dir, err)
+	}
+	if filepath.Dir(abs) == abs {
+		return "", fmt.Errorf("output %s: the file system root cannot be replaced", dir)
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		// Through every link, on the path or at its end: the staging tree
+		// goes beside the directory actually replaced.
+		resolved, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", fmt.Errorf("output %s: %w", dir, err)
+		}
+		abs = resolved
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("output %s: %w", dir, err)
+	} else if parent, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(parent, filepath.Base(abs))
+	}
+	if filepath.Dir(abs) == abs {
+		return "", fmt.Errorf("output %s: resolves to the file system root, which cannot be replaced", dir)
+	}
+	return abs, nil
+}
+
+// replaceable checks that dir is new, empty or a generation.
+func replaceable(dir, named string) error {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("output %s: %w", named, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("output %s exists and is not a directory", named)
+	}
+	if m, err := os.Lstat(filepath.Join(dir, MarkerFile)); err == nil && m.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", named, err)
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) > 0 {
+		return fmt.Errorf("output %s %w", named, ErrNotAGeneration)
+	}
+	return nil
+}
 
 // Begin creates the staging directory next to Dir.
 func (s DirStore) Begin(ctx context.Context) (Staging, error) {
-	dir := filepath.Clean(s.Dir)
+	dir, err := Resolve(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	named := s.Dir
+	if named != dir {
+		named = fmt.Sprintf("%s (%s)", s.Dir, dir)
+	}
+	if err := replaceable(dir, named); err != nil {
+		return nil, err
+	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("output %s exists and is not a directory", dir)
-	}
 	prefix := filepath.Join(parent, "."+filepath.Base(dir)+".upgraph-")
 	unlock, err := lock(prefix + "lock")
 	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", dir, err)
+		return nil, fmt.Errorf("output %s: %w", named, err)
+	}
+	// Checked again under the lock: another run may have just finished.
+	if err := replaceable(dir, named); err != nil {
+		unlock()
+		return nil, err
 	}
 	// Holding the lock, any staging directory left is from a run that was
-	// killed before it could clean up.
-	if stale, _ := filepath.Glob(prefix + "[0-9a-f]*"); len(stale) > 0 {
-		for _, p := range stale {
-			_ = os.RemoveAll(p)
-		}
-	}
+	// killed before it could clean up. It is moved aside and removed while
+	// this run works, so a leftover of tens of thousands of files does not
+	// delay the run by the time it takes to unlink them.
+	leftovers := moveAside(prefix)
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := prefix + hex.EncodeToString(rnd[:])
 	if err := os.Mkdir(tmp, 0o755); err != nil {
+		leftovers.wait()
 		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), handles: newHandleBudget()}, final: dir, tmp: tmp, unlock: unlock}, nil
+	s.trace(PhaseStaged)
+	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), handles: newHandleBudget()},
+		store: s, final: dir, tmp: tmp, unlock: unlock, leftovers: leftovers}, nil
+}
+
+// leftovers are the directories of killed runs being removed.
+type leftovers struct{ done chan struct{} }
+
+func (l *leftovers) wait() {
+	if l != nil {
+		<-l.done
+	}
+}
+
+// moveAside renames the staging directories of killed runs (and the trash
+// of earlier ones) to trash names and removes them in the background. A
+// trash directory is never a staging directory again, so a run killed
+// while removing it leaves it to the next run's trash.
+func moveAside(prefix string) *leftovers {
+	stale, _ := filepath.Glob(prefix + "[0-9a-f]*")
+	trash, _ := filepath.Glob(prefix + "trash-*")
+	for _, p := range stale {
+		var rnd [6]byte
+		_, _ = rand.Read(rnd[:])
+		t := prefix + "trash-" + hex.EncodeToString(rnd[:])
+		if os.Rename(p, t) == nil {
+			trash = append(trash, t)
+		}
+	}
+	if len(trash) == 0 {
+		return nil
+	}
+	l := &leftovers{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for _, t := range trash {
+			_ = removeTree(t)
+		}
+	}()
+	return l
 }
 
 type dirStaging struct {
 	treeFiles
+	store      DirStore
 	final, tmp string
 	unlock     func()
+	leftovers  *leftovers
 }
 
 // Linker is implemented by stagings that can store a file as another name
@@ -210,29 +369,38 @@ func (s *scratch) Abort() error                     { s.closeDirs(); return nil 
 
 func (d *dirStaging) Commit(ctx context.Context) error {
 	defer d.unlock()
+	defer d.leftovers.wait()
 	defer d.previous.close()
 	d.closeDirs()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	d.store.trace(PhaseFlushing)
 	if err := syncTree(d.tmp); err != nil {
 		return fmt.Errorf("output: flushing %s: %w", d.tmp, err)
 	}
+	d.store.trace(PhaseSwapping)
 	if _, err := os.Lstat(d.final); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(d.tmp, d.final); err != nil {
 			return fmt.Errorf("output: %w", err)
 		}
+		d.store.trace(PhaseSwapped)
+		d.store.trace(PhaseDone)
 		return nil
 	}
 	if err := exchange(d.tmp, d.final); err != nil {
 		return fmt.Errorf("output: swapping in %s: %w", d.final, err)
 	}
+	d.store.trace(PhaseSwapped)
 	// tmp now holds the previous generation.
-	return removeTree(d.tmp)
+	err := removeTree(d.tmp)
+	d.store.trace(PhaseDone)
+	return err
 }
 
 func (d *dirStaging) Abort() error {
 	defer d.unlock()
+	defer d.leftovers.wait()
 	defer d.previous.close()
 	d.closeDirs()
 	return removeTree(d.tmp)
