@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/upgraph/upgraph/internal/clip"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -112,7 +113,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	}
 	for _, n := range g.Nodes() {
 		if _, ok := n.SemVer(); !ok {
-			return nil, fmt.Errorf("release source %s: version %q is not valid SemVer; clusters would reject the whole graph", releases, n.Version)
+			return nil, fmt.Errorf("release source %s: version %s is not valid SemVer; clusters would reject the whole graph", releases, clip.Quote(n.Version))
 		}
 	}
 	b := &Built{

@@ -179,12 +179,24 @@ func (a *annotator) channels(channels []graphdata.Channel) {
 			declared[ch.Name] = ch.File
 		}
 		members := map[int]bool{}
+		var absent []string
 		for _, e := range ch.Versions {
+			found := false
 			for _, i := range a.byKey[e.Key()] {
 				if e.Build() == "" || a.g.Node(i).Version == e.String() {
 					members[i] = true
+					found = true
 				}
 			}
+			if !found {
+				absent = append(absent, e.String())
+			}
+		}
+		if len(absent) > 0 {
+			// Upstream leaves them out as silently; an admin whose
+			// mirror lacks releases should hear of it once per channel.
+			a.warnf("%s: channel %s names %d versions no release has, left out of it: %s (upgraph validate --releases lists each)",
+				ch.File, ch.Name, len(absent), sample(absent))
 		}
 		for _, i := range sortedSet(members) {
 			md := a.g.Node(i).Metadata
@@ -198,6 +210,15 @@ func (a *annotator) channels(channels []graphdata.Channel) {
 			}
 		}
 	}
+}
+
+// sample lists the first few items of a long list.
+func sample(items []string) string {
+	const n = 5
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
 func sortedSet(m map[int]bool) []int {

@@ -419,3 +419,20 @@ matchingRules:
 		t.Errorf("risks = %+v", r)
 	}
 }
+
+// A channel naming versions no release has loses them as upstream's does,
+// but not silently: one warning per channel names the file, the count and
+// the first few (issue 15).
+func TestChannelVersionsWithoutRelease(t *testing.T) {
+	g := newGraph(t, []string{"4.2.1+amd64", "4.2.2+amd64"}, nil)
+	gd := &graphdata.GraphData{Channels: []graphdata.Channel{
+		{File: "channels/stable-4.2.yaml", Name: "stable-4.2", Versions: vers("4.2.1", "4.2.2")},
+		{File: "channels/fast-4.2.yaml", Name: "fast-4.2", Versions: vers("4.2.0", "4.2.1", "4.2.3", "4.2.4", "4.2.5", "4.2.6", "4.2.7")},
+	}}
+	warnings := Apply(g, gd, Options{})
+	expectKey(t, g, graph.KeyChannels, map[string]string{"4.2.1+amd64": "fast-4.2,stable-4.2", "4.2.2+amd64": "stable-4.2"})
+	want := "channels/fast-4.2.yaml: channel fast-4.2 names 6 versions no release has, left out of it: 4.2.0, 4.2.3, 4.2.4, 4.2.5, 4.2.6 and 1 more (upgraph validate --releases lists each)"
+	if !slices.Equal(warnings, []string{want}) {
+		t.Errorf("warnings %q, want [%q]", warnings, want)
+	}
+}

@@ -5,6 +5,7 @@ package graph
 
 import (
 	"fmt"
+	"github.com/upgraph/upgraph/internal/clip"
 	"slices"
 	"strings"
 
@@ -92,7 +93,7 @@ func (g *Graph) addNode(n *Node, v version.Version) (int, error) {
 		return 0, fmt.Errorf("node with empty version")
 	}
 	if _, dup := g.byVersion[n.Version]; dup {
-		return 0, fmt.Errorf("duplicate node version %q", n.Version)
+		return 0, fmt.Errorf("duplicate node version %s", clip.Quote(n.Version))
 	}
 	if v != (version.Version{}) && v.String() == n.Version {
 		n.parsed = v

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/upgraph/upgraph/internal/clip"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -81,10 +83,10 @@ func Decode(name string, data []byte) (*Graph, error) {
 	for i, raw := range w.Edges {
 		var pair []int
 		if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
-			return nil, fmt.Errorf("%s: edges[%d]: want [from, to] node indices, got %s", name, i, raw)
+			return nil, fmt.Errorf("%s: edges[%d]: want [from, to] node indices, got %s", name, i, clip.Text(string(raw)))
 		}
 		if pair[0] < 0 || pair[0] >= g.Len() || pair[1] < 0 || pair[1] >= g.Len() {
-			return nil, fmt.Errorf("%s: edges[%d]: index out of range in %s (%d nodes)", name, i, raw, g.Len())
+			return nil, fmt.Errorf("%s: edges[%d]: index out of range in %s (%d nodes)", name, i, clip.Text(string(raw)), g.Len())
 		}
 		if pair[0] == pair[1] {
 			return nil, fmt.Errorf("%s: edges[%d]: self-loop on %s", name, i, g.Node(pair[0]).Version)
@@ -157,7 +159,48 @@ func JSONPosition(data []byte, err error) error {
 	}
 	// Offset counts the bytes read, including the offending one.
 	line, col := LineCol(data, max(0, off-1))
+	if te != nil {
+		// encoding/json names Go types ("cannot unmarshal array into Go
+		// value of type graph.wireGraph"); the user wrote JSON.
+		return fmt.Errorf("line %d, column %d: %s", line, col, typeProblem(te))
+	}
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// typeProblem says in JSON's terms what an UnmarshalTypeError found: where
+// (the field path, if any), what was wanted and what was there.
+func typeProblem(te *json.UnmarshalTypeError) string {
+	where := ""
+	if te.Field != "" {
+		where = te.Field + ": "
+	}
+	return fmt.Sprintf("%swant %s, got %s", where, jsonKind(te.Type), te.Value)
+}
+
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+			return "a string"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a JSON value"
 }
 
 // LineCol converts a byte offset into 1-based line and column numbers.

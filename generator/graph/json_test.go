@@ -31,7 +31,11 @@ func TestDecodeRules(t *testing.T) {
 		{"unknown top-level key", `{"nodes":[],"edges":[],"extra":1}`, []string{"extra"}},
 		{"missing nodes", `{"edges":[]}`, []string{"nodes"}},
 		{"missing edges", `{"nodes":[]}`, []string{"edges"}},
-		{"not an object", `[]`, []string{"in.json"}},
+		// In JSON's terms, never Go's: no "Go value", no "graph.wireGraph".
+		{"not an object", `[]`, []string{"in.json", "line 1, column 1: want an object, got array"}},
+		{"version not a string", `{"nodes":[{"version":5}],"edges":[]}`, []string{"line 1, column 22: nodes.version: want a string, got number"}},
+		{"long version quoted in part", `{"nodes":[{"version":"4.16.` + strings.Repeat("1", 100_000) + `"},{"version":"4.16.` + strings.Repeat("1", 100_000) + `"}],"edges":[]}`,
+			[]string{"nodes[1]: duplicate node version \"4.16.1111", "… (100005 bytes)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, err := Decode("in.json", []byte(tc.in))
@@ -49,8 +53,16 @@ func TestDecodeRules(t *testing.T) {
 			}
 			for _, s := range tc.wantErr {
 				if !strings.Contains(err.Error(), s) {
-					t.Errorf("Decode(%s) error %q does not contain %q", tc.in, err, s)
+					t.Errorf("Decode(%.80s) error %.300q does not contain %q", tc.in, err, s)
 				}
+			}
+			for _, leak := range []string{"Go value", "Go struct", "wire"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("error %.300q names Go's types (%q)", err, leak)
+				}
+			}
+			if len(err.Error()) > 1000 {
+				t.Errorf("error is %d bytes long: a bad value must be quoted in part", len(err.Error()))
 			}
 		})
 	}

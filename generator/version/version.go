@@ -8,6 +8,7 @@ package version
 
 import (
 	"fmt"
+	"github.com/upgraph/upgraph/internal/clip"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -26,7 +27,7 @@ func Parse(s string) (Version, error) {
 	t := strings.TrimSpace(s)
 	v, err := semver.StrictNewVersion(t)
 	if err != nil {
-		return Version{}, fmt.Errorf("%q is not a valid semver: %w", s, err)
+		return Version{}, fmt.Errorf("%s is not a valid semver: %w", clip.Quote(s), err)
 	}
 	// A strictly parsed version admits no alternative spelling (no leading
 	// zeros, no "v"), so the input is already the display form; formatting
