@@ -107,8 +107,9 @@ func TestDirStoreRefusesForeignOutputs(t *testing.T) {
 	}
 }
 
-// A killed run's staging tree is moved aside and removed while the next
-// run works, not before it starts; a trash directory a run left behind is
+// A killed run's staging tree is moved aside when the next run starts and
+// removed once its generation is in place, not before it starts (a real
+// leftover took seconds to unlink); a trash directory a run left behind is
 // removed too.
 func TestDirStoreMovesLeftoversAside(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")

@@ -174,37 +174,29 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 		return nil, err
 	}
 	// Holding the lock, any staging directory left is from a run that was
-	// killed before it could clean up. It is moved aside and removed while
-	// this run works, so a leftover of tens of thousands of files does not
-	// delay the run by the time it takes to unlink them.
-	leftovers := moveAside(prefix)
+	// killed before it could clean up. It is only renamed now and removed
+	// once the new generation is in place: a leftover of tens of thousands
+	// of files took seconds to unlink, and unlinking it beside the run
+	// slowed the run as much, on a disk.
+	trash := moveAside(prefix)
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := prefix + hex.EncodeToString(rnd[:])
 	if err := os.Mkdir(tmp, 0o755); err != nil {
-		leftovers.wait()
+		removeAll(trash)
 		unlock()
 		return nil, fmt.Errorf("output: %w", err)
 	}
 	s.trace(PhaseStaged)
 	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), handles: newHandleBudget()},
-		store: s, final: dir, tmp: tmp, unlock: unlock, leftovers: leftovers}, nil
+		store: s, final: dir, tmp: tmp, unlock: unlock, trash: trash}, nil
 }
 
-// leftovers are the directories of killed runs being removed.
-type leftovers struct{ done chan struct{} }
-
-func (l *leftovers) wait() {
-	if l != nil {
-		<-l.done
-	}
-}
-
-// moveAside renames the staging directories of killed runs (and the trash
-// of earlier ones) to trash names and removes them in the background. A
-// trash directory is never a staging directory again, so a run killed
-// while removing it leaves it to the next run's trash.
-func moveAside(prefix string) *leftovers {
+// moveAside renames the staging directories of killed runs to trash
+// names, and returns them with the trash earlier runs left. A trash
+// directory is never a staging directory again, so a run killed while
+// removing it leaves it to the next run's trash.
+func moveAside(prefix string) []string {
 	stale, _ := filepath.Glob(prefix + "[0-9a-f]*")
 	trash, _ := filepath.Glob(prefix + "trash-*")
 	for _, p := range stale {
@@ -215,17 +207,15 @@ func moveAside(prefix string) *leftovers {
 			trash = append(trash, t)
 		}
 	}
-	if len(trash) == 0 {
-		return nil
+	return trash
+}
+
+// removeAll removes trees, ignoring errors: what is left is tried again
+// by the next run.
+func removeAll(trees []string) {
+	for _, t := range trees {
+		_ = removeTree(t)
 	}
-	l := &leftovers{done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		for _, t := range trash {
-			_ = removeTree(t)
-		}
-	}()
-	return l
 }
 
 type dirStaging struct {
@@ -233,7 +223,8 @@ type dirStaging struct {
 	store      DirStore
 	final, tmp string
 	unlock     func()
-	leftovers  *leftovers
+	// trash holds killed runs' staging trees, removed after the swap.
+	trash []string
 }
 
 // Linker is implemented by stagings that can store a file as another name
@@ -369,7 +360,6 @@ func (s *scratch) Abort() error                     { s.closeDirs(); return nil 
 
 func (d *dirStaging) Commit(ctx context.Context) error {
 	defer d.unlock()
-	defer d.leftovers.wait()
 	defer d.previous.close()
 	d.closeDirs()
 	if err := ctx.Err(); err != nil {
@@ -385,6 +375,8 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 			return fmt.Errorf("output: %w", err)
 		}
 		d.store.trace(PhaseSwapped)
+		removeAll(d.trash)
+		d.trash = nil
 		d.store.trace(PhaseDone)
 		return nil
 	}
@@ -394,15 +386,18 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 	d.store.trace(PhaseSwapped)
 	// tmp now holds the previous generation.
 	err := removeTree(d.tmp)
+	removeAll(d.trash)
+	d.trash = nil
 	d.store.trace(PhaseDone)
 	return err
 }
 
 func (d *dirStaging) Abort() error {
 	defer d.unlock()
-	defer d.leftovers.wait()
 	defer d.previous.close()
 	d.closeDirs()
+	removeAll(d.trash)
+	d.trash = nil
 	return removeTree(d.tmp)
 }
 
