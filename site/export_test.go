@@ -61,17 +61,30 @@ func (h *Handler) AnswerFast(head []byte) (status int, ok bool) {
 		return 0, false
 	}
 	a, ok := h.fastAnswer(&r)
-	if a.release != nil {
-		a.release()
-	}
+	a.done()
 	return a.status, ok
 }
 
-// Verified reports whether a file with this digest was read and checked.
+// Verified reports whether the served generation's file with this digest
+// was read, found to match it, and is streamed while unchanged.
 func (h *Handler) Verified(digest string) bool {
-	_, ok := h.verified.Load(digest)
-	return ok
+	g := h.gen.Load()
+	if g == nil || g.bySHA[digest] == nil {
+		return false
+	}
+	s := g.bySHA[digest].stamp.Load()
+	return s != nil && s.good
 }
 
 // CachedBytes is what the content cache holds, in bytes.
 func (h *Handler) CachedBytes() int64 { return h.cache.bytes() }
+
+// Hold takes the reference a request takes on the generation being
+// served, and returns what releases it (nil when none is served).
+func (h *Handler) Hold() (release func()) {
+	g := h.acquire()
+	if g == nil {
+		return nil
+	}
+	return g.release
+}

@@ -15,12 +15,26 @@ type fastAnswer struct {
 	body      []byte   // the body, unless file is set
 	file      *os.File // an identity body, sent with sendfile
 	release   func()   // when file is set: called once the answer is written
+	// gen, when file is set, is the generation file belongs to, held
+	// until the answer is written so that its descriptors stay open.
+	gen *Generation
+}
+
+// done releases what the answer holds, once written or abandoned.
+func (a *fastAnswer) done() {
+	if a.release != nil {
+		a.release()
+	}
+	if a.gen != nil {
+		a.gen.release()
+	}
 }
 
 // fastAnswer answers a graph request the way serveGraph does, from the
-// same lookup, cache and verification. ok is false for every other
-// answer (errors, a file that cannot be read): those go to net/http,
-// which gives them, and retries after a generation swap.
+// same lookup, cache and checks. ok is false for every other answer
+// (errors, a file that cannot be read or no longer matches index.json):
+// those go to net/http, which gives them, and retries after a generation
+// swap.
 func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 	mediaType, q, apiErr := parseGraphRequest(r.rawQuery, r.accept, r.acceptPresent)
 	if apiErr != nil {
@@ -39,7 +53,8 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 		}
 		a.size = int64(len(a.body))
 	case a.gzip:
-		c, err := h.gzipContent(t.gen, t.file.name, t.file.info)
+		c, err := h.gzipGraph(t.gen, t.file)
+		t.gen.release()
 		if err != nil {
 			return a, false
 		}
@@ -47,22 +62,24 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 	default:
 		f := t.file
 		a.etag, a.size = f.slot.etag, f.info.Size
-		if !f.slot.verified.Load() {
-			data, err := h.readUnverified(t.gen, f.name, f.info.SHA256)
-			if err != nil {
-				return a, false
-			}
-			if data != nil {
-				a.body = data
-				break
-			}
-			f.slot.verified.Store(true)
+		file, closeFile, err := t.gen.openShared(f)
+		if err != nil {
+			t.gen.release()
+			return a, false
 		}
-		file, release, err := t.gen.openShared(f)
+		data, stream, err := h.checkFile(f, file)
+		if err != nil || !stream {
+			closeFile()
+			t.gen.release()
+		}
 		if err != nil {
 			return a, false
 		}
-		a.file, a.release = file, release
+		if !stream {
+			a.body = data
+			break
+		}
+		a.file, a.release, a.gen = file, closeFile, t.gen
 	}
 	a.status = 200
 	if etagMatches(r.ifNoneMatch, a.etag) {

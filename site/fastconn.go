@@ -139,9 +139,7 @@ func (fc *fastConn) write(r *fastRequest, a *fastAnswer) error {
 	}
 	b = append(b, "Vary: Accept, Accept-Encoding\r\n\r\n"...)
 	fc.out = b
-	if a.release != nil {
-		defer a.release()
-	}
+	defer a.done()
 
 	switch {
 	case a.status != 200 || r.head:

@@ -42,6 +42,11 @@ type Server struct {
 	// ReadHeaderTimeout and IdleTimeout mean what they mean for
 	// http.Server, for both paths.
 	ReadHeaderTimeout, IdleTimeout time.Duration
+	// NoFastPath gives every connection to Fallback (with an access log,
+	// which the fast path does not write). Either way, net/http's own
+	// plain-text refusals of requests it cannot parse are rewritten as
+	// the JSON body of every other refusal (refusal.go).
+	NoFastPath bool
 
 	startOnce sync.Once
 	fallback  *http.Server
@@ -86,6 +91,11 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		delay = 0
+		if s.NoFastPath {
+			s.handoffs.Add(1)
+			s.handoff.push(&bufferedConn{Conn: c})
+			continue
+		}
 		fc := s.newConn(c)
 		if fc == nil {
 			c.Close()
@@ -189,13 +199,39 @@ func (l *handoffListener) push(c net.Conn) {
 	}
 }
 
-// bufferedConn is a connection whose first bytes were already read into r.
+// bufferedConn is a connection net/http serves, whose first bytes may
+// have been read into r already. Its own refusals are rewritten as JSON
+// on the way out (refusal.go).
 type bufferedConn struct {
 	net.Conn
-	r *bufio.Reader
+	r *bufio.Reader // nil: nothing was read
 }
 
-func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+func (c *bufferedConn) Read(p []byte) (int, error) {
+	if c.r == nil {
+		return c.Conn.Read(p)
+	}
+	return c.r.Read(p)
+}
+
+func (c *bufferedConn) Write(p []byte) (int, error) {
+	if j := jsonRefusal(p); j != nil {
+		if _, err := c.Conn.Write(j); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// CloseWrite lets net/http half-close after a 431, as it does on a plain
+// TCP connection, so the client reads the answer before the reset.
+func (c *bufferedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
 
 // ReadFrom keeps net/http's sendfile path: it looks for io.ReaderFrom on
 // the connection.

@@ -19,8 +19,9 @@ import (
 	"github.com/upgraph/upgraph/site"
 )
 
-// servers starts the same handler behind net/http (what serve ran before
-// the fast path) and behind site.Server, both with CORS, on loopback.
+// servers starts the same handler behind net/http alone (site.Server
+// without its fast path: what serve runs with an access log) and behind
+// site.Server, both with CORS, on loopback.
 func servers(t *testing.T, h *site.Handler) (plain, fast string, srv *site.Server) {
 	t.Helper()
 	listen := func() net.Listener {
@@ -31,7 +32,7 @@ func servers(t *testing.T, h *site.Handler) (plain, fast string, srv *site.Serve
 		return ln
 	}
 	lp, lf := listen(), listen()
-	hs := &http.Server{Handler: site.CORS(h), ReadHeaderTimeout: 5 * time.Second}
+	hs := &site.Server{Handler: h, Fallback: site.CORS(h), NoFastPath: true, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	srv = &site.Server{Handler: h, Fallback: site.CORS(h), CORS: true, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	go hs.Serve(lp)
 	go srv.Serve(lf)
@@ -161,12 +162,19 @@ func TestFastPathAnswersAsNetHTTP(t *testing.T) {
 		{"unknown path", req("/nope", ""), false, false},
 		{"leading empty line", "\r\n" + req("/graph?"+q, ""), false, false},
 		{"huge header", req("/graph?"+q, "X-Big: "+strings.Repeat("a", 5000)+"\r\n"), false, false},
+		{"HTTP/2.0 request line", "GET /graph?channel=a HTTP/2.0\r\n\r\n", false, false},
+		{"HTTP/0.9 request line", "GET /graph?" + q + " HTTP/0.9\r\n" + host + "\r\n", false, false},
+		{"malformed request line", "GET\r\n" + host + "\r\n", false, false},
+		{"unknown transfer coding", "POST /graph HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip\r\n\r\n", false, false},
+		{"invalid header name", req("/graph?"+q, "Bad Name: x\r\n"), false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := srv.Handoffs()
 			for round := range 2 {
-				want := describe(exchange(t, plain, tc.raw, 1, tc.head)[0])
+				res := exchange(t, plain, tc.raw, 1, tc.head)[0]
+				checkRefusal(t, res)
+				want := describe(res)
 				got := describe(exchange(t, fast, tc.raw, 1, tc.head)[0])
 				if got != want {
 					t.Errorf("round %d: fast path answered\n%s\nnet/http answered\n%s", round, got, want)
@@ -176,6 +184,56 @@ func TestFastPathAnswersAsNetHTTP(t *testing.T) {
 				t.Errorf("%d of 2 connections handed to net/http, want fast path: %v", handed, tc.fast)
 			}
 		})
+	}
+}
+
+// checkRefusal: every refusal is upstream's {"kind","value"} JSON, but a
+// 404 (empty, as upstream's).
+func checkRefusal(t *testing.T, res *http.Response) {
+	t.Helper()
+	if res.StatusCode < 400 || res.StatusCode == 404 {
+		return
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%d answered with Content-Type %q: %q", res.StatusCode, ct, body)
+	}
+	checkErrorBody(t, body)
+}
+
+// TestNetHTTPRefusalsAreJSON: requests net/http refuses before any
+// handler runs get the JSON body of every other refusal, on both paths,
+// the request line's HTTP/2.0 among them, and a head over net/http's
+// limit (431), which the client is still sending when it is refused.
+func TestNetHTTPRefusalsAreJSON(t *testing.T) {
+	h := newHandler(t, "", site.Options{})
+	plain, fast, _ := servers(t, h)
+	for _, addr := range []string{plain, fast} {
+		res := exchange(t, addr, "GET /graph?channel=a HTTP/2.0\r\n\r\n", 1, false)[0]
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 505 || res.Header.Get("Content-Type") != "application/json" ||
+			string(body) != `{"kind":"http_version_not_supported","value":"unsupported protocol version: this server speaks HTTP/1.1"}` {
+			t.Errorf("HTTP/2.0 request line: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
+
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		// Written in the background: the server stops reading at its limit.
+		go io.WriteString(c, "GET /graph?channel=a-1 HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 2<<20)+"\r\n\r\n")
+		res, err = http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%s: head over the limit: %v", addr, err)
+		}
+		body, _ = io.ReadAll(res.Body)
+		c.Close()
+		if res.StatusCode != 431 || res.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("head over the limit: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
+		checkErrorBody(t, body)
 	}
 }
 

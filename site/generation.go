@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -30,20 +31,30 @@ type Generation struct {
 	ID          string
 	GeneratedAt time.Time
 
-	root    *os.Root
-	release func() // drops the snapshot, if any
+	root           *os.Root
+	removeSnapshot func() error // nil when serving in place
 	// snapshot is the private copy being served, or "" when serving in place.
 	snapshot string
 	graphs   map[graphKey]*servedGraph
 	index    *content // index.json, served to browsers (static.go)
 
-	// slots holds each distinct content the graphs resolve to; the fast
-	// path keeps up to maxSharedFiles of them open for the generation's
-	// life (hard-linked duplicates share one).
+	// slots holds each distinct content the graphs resolve to, also by
+	// digest; the fast path keeps up to maxSharedFiles of them open for
+	// the generation's life (hard-linked duplicates share one).
 	slots        []*contentSlot
+	bySHA        map[string]*contentSlot
 	sharedMu     sync.Mutex // guards nshared, sharedClosed and opening slot files
 	nshared      int
 	sharedClosed bool
+
+	// refs counts the requests using g, plus one for whoever owns it
+	// (the loader, then the Handler while it serves g); at zero g is
+	// closed, and a closed g can no longer be acquired (see acquire).
+	refs      atomic.Int64
+	closeOnce sync.Once
+	closeErr  error
+	done      chan struct{}              // closed once Close has finished
+	forced    atomic.Pointer[time.Timer] // closes g if its last requests never end (lifetime.go)
 
 	// aheadLeft counts the files the background digest check (verifyAhead)
 	// has still to read; -1 when it is not running for this generation.
@@ -76,10 +87,14 @@ type servedFile struct {
 
 // contentSlot is one distinct content of a generation.
 type contentSlot struct {
-	etag string
-	// verified caches a positive answer of Handler.verified for this
-	// content (answers only ever turn positive).
-	verified atomic.Bool
+	digest string
+	etag   string
+	// name is the file every request for this content opens, whichever
+	// name it asked for: its stamp then always describes the same inode.
+	name string
+	// stamp records the state of name's inode when its bytes were last
+	// checked against digest (stamp.go); streamed only while it holds.
+	stamp atomic.Pointer[stamp]
 	// file is kept open for sendfile, once opened (see openShared).
 	file atomic.Pointer[os.File]
 }
@@ -88,7 +103,9 @@ type contentSlot struct {
 // exists with the recorded size, so a half-copied or corrupt tree is
 // refused before it is served. The generation is served from a snapshot
 // of the tree (see snapshot) where the file system allows one, so it
-// outlives the directory being replaced; otherwise from dir itself.
+// outlives the directory being replaced; otherwise from dir itself. The
+// caller owns the generation: it hands it to a Handler (SetGeneration or
+// Offer), which closes it once retired, or closes it.
 func Load(dir string, log *slog.Logger) (*Generation, error) {
 	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
 	if err != nil {
@@ -98,24 +115,24 @@ func Load(dir string, log *slog.Logger) (*Generation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: index.json: %w", dir, err)
 	}
-	from, release := dir, func() {}
-	if snap, rel, err := snapshot(dir, index, m); err == nil {
-		from, release = snap, rel
+	from, remove := dir, func() error { return nil }
+	if snap, rm, err := snapshot(dir, index, m); err == nil {
+		from, remove = snap, rm
 	} else if log != nil {
 		log.Warn("serving the tree in place: files not yet cached will fail if it is replaced", "dir", dir, "reason", err)
 	}
 	root, err := os.OpenRoot(from)
 	if err != nil {
-		release()
+		remove()
 		return nil, err
 	}
 	g, err := load(root, m, index)
 	if err != nil {
 		root.Close()
-		release()
+		remove()
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	g.release = release
+	g.removeSnapshot = remove
 	if from != dir {
 		g.snapshot = from
 	}
@@ -135,8 +152,10 @@ func (g *Generation) open(name string) (*os.File, error) {
 }
 
 func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error) {
-	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}, index: newContent(index)}
+	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}, index: newContent(index),
+		bySHA: map[string]*contentSlot{}, done: make(chan struct{})}
 	g.aheadLeft.Store(-1)
+	g.refs.Store(1) // the loader's
 	var err error
 	if g.GeneratedAt, err = time.Parse(time.RFC3339, m.GeneratedAt); err != nil {
 		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
@@ -153,13 +172,12 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			return nil, fmt.Errorf("%s has %d bytes, index.json says %d", name, st.Size(), f.Size)
 		}
 	}
-	slots := map[string]*contentSlot{}
 	served := func(name string) *servedFile {
 		f := m.Files[name]
-		slot, ok := slots[f.SHA256]
+		slot, ok := g.bySHA[f.SHA256]
 		if !ok {
-			slot = &contentSlot{etag: etagOf(f.SHA256)}
-			slots[f.SHA256] = slot
+			slot = &contentSlot{digest: f.SHA256, etag: etagOf(f.SHA256), name: name}
+			g.bySHA[f.SHA256] = slot
 			g.slots = append(g.slots, slot)
 		}
 		return &servedFile{name: name, info: f, slot: slot}
@@ -195,7 +213,7 @@ func (g *Generation) openShared(f *servedFile) (*os.File, func(), error) {
 	if file := f.slot.file.Load(); file != nil {
 		return file, noop, nil
 	}
-	file, err := g.open(f.name)
+	file, err := g.open(f.slot.name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -215,24 +233,68 @@ func (g *Generation) openShared(f *servedFile) (*os.File, func(), error) {
 
 func noop() {}
 
-// Close releases the tree and its snapshot.
+// Close releases the tree's descriptors and removes its snapshot, at
+// once: a Handler closes the generations it retires itself, when their
+// last request ends (SetGeneration), so Close is for a generation never
+// handed to one, or for exit. Later calls return the first one's result.
 func (g *Generation) Close() error {
-	g.sharedMu.Lock()
-	g.sharedClosed = true
-	for _, slot := range g.slots {
-		// Cleared, so a request still resolving against this generation
-		// opens the file again (and fails cleanly once the root is closed)
-		// instead of being handed a closed descriptor.
-		if f := slot.file.Swap(nil); f != nil {
-			f.Close()
+	g.closeOnce.Do(func() {
+		// Far below zero: requests still holding g release without
+		// reaching zero again, and none can acquire it.
+		g.refs.Store(math.MinInt64 / 2)
+		if t := g.forced.Load(); t != nil {
+			t.Stop()
+		}
+		g.sharedMu.Lock()
+		g.sharedClosed = true
+		for _, slot := range g.slots {
+			// Cleared, so a request still resolving against this generation
+			// opens the file again (and fails cleanly once the root is closed)
+			// instead of being handed a closed descriptor.
+			if f := slot.file.Swap(nil); f != nil {
+				f.Close()
+			}
+		}
+		g.sharedMu.Unlock()
+		g.closeErr = g.root.Close()
+		if g.removeSnapshot != nil {
+			g.closeErr = errors.Join(g.closeErr, g.removeSnapshot())
+		}
+		close(g.done)
+	})
+	return g.closeErr
+}
+
+// acquire takes a reference for a request; false once g is closed.
+func (g *Generation) acquire() bool {
+	for {
+		n := g.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if g.refs.CompareAndSwap(n, n+1) {
+			return true
 		}
 	}
-	g.sharedMu.Unlock()
-	err := g.root.Close()
-	if g.release != nil {
-		g.release()
+}
+
+// release drops a reference. The last one closes g in the background:
+// removing a snapshot of thousands of files is no work for the request
+// that happened to finish last.
+func (g *Generation) release() {
+	if g.refs.Add(-1) == 0 {
+		go g.Close()
 	}
-	return err
+}
+
+// closed reports whether Close has finished.
+func (g *Generation) closed() bool {
+	select {
+	case <-g.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // lookup resolves a validated request to a file of the tree; ok is false
@@ -257,7 +319,8 @@ func (g *Generation) lookup(channel, arch, ver string) (f *servedFile, known boo
 	return sg.file, true, false
 }
 
-// read returns a file's content, checked against its recorded digest.
+// read returns a file's content, checked against its recorded size and
+// digest (a *changedError when it does not match).
 func (g *Generation) read(name string) ([]byte, manifest.File, error) {
 	f, ok := g.Manifest.Files[name]
 	if !ok {
@@ -267,8 +330,8 @@ func (g *Generation) read(name string) ([]byte, manifest.File, error) {
 	if err != nil {
 		return nil, f, err
 	}
-	if manifest.SHA256(data) != f.SHA256 {
-		return nil, f, errors.New(name + " does not match its digest in index.json")
+	if int64(len(data)) != f.Size || manifest.SHA256(data) != f.SHA256 {
+		return nil, f, &changedError{name: name, size: int64(len(data)), want: f.Size}
 	}
 	return data, f, nil
 }

@@ -28,13 +28,17 @@ type Options struct {
 	// CacheControl for graph responses. Default: a short max-age with
 	// stale-while-revalidate/stale-if-error, suited to a CDN in front.
 	CacheControl string
-	// CacheBytes bounds the file content kept in memory (default 512 MiB).
+	// CacheBytes bounds the file content kept in memory: 0 means the
+	// default, 512 MiB; a negative value keeps nothing.
 	CacheBytes int64
 	// VerifyAhead checks every file's digest in the background as soon as
 	// a generation is set (see verifyAhead), instead of on its first
 	// request only.
 	VerifyAhead bool
-	Logger      *slog.Logger
+	// Guard, when set, makes Offer refuse a new generation that would
+	// strand clusters; nil serves every generation that loads.
+	Guard  *Guard
+	Logger *slog.Logger
 }
 
 // DefaultCacheControl keeps CDN copies fresh well within a cluster's
@@ -52,10 +56,13 @@ type Handler struct {
 	empty   *content
 	log     *slog.Logger
 
-	verified sync.Map // digest → true once a file with it was read and checked
-
 	reloadMu sync.Mutex             // serialises generation loads
 	reload   atomic.Pointer[func()] // set by Watch: check for a new generation now
+
+	lifeMu   sync.Mutex    // guards draining and closed (lifetime.go)
+	draining []*Generation // retired, still answering requests
+	closed   bool
+	closing  chan struct{} // closed by Close
 }
 
 // NewHandler returns a handler with no generation loaded (not ready).
@@ -77,18 +84,7 @@ func NewHandler(opts Options) *Handler {
 		opts: opts, cache: newCache(opts.CacheBytes), metrics: newMetrics(), log: opts.Logger,
 		openapi: newContent(openAPIFor(opts.Prefixes)),
 		empty:   newContent(empty),
-	}
-}
-
-// SetGeneration starts serving g. The previous generation's files stay
-// readable for in-flight requests for a minute.
-func (h *Handler) SetGeneration(g *Generation) {
-	old := h.gen.Swap(g)
-	if old != nil && old != g {
-		time.AfterFunc(time.Minute, func() { old.Close() })
-	}
-	if h.opts.VerifyAhead && g != nil && old != g {
-		go h.verifyAhead(g)
+		closing: make(chan struct{}),
 	}
 }
 
@@ -190,15 +186,18 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 			h.writeContent(w, r, mediaType, h.empty, h.opts.CacheControl)
 			return
 		}
-		err := h.serveFile(w, r, mediaType, t.gen, t.file.name)
+		err := h.serveFile(w, r, mediaType, t.gen, t.file)
+		t.gen.release()
 		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
 			// The tree was swapped under this generation: pick up the new one.
 			reload()
 			continue
 		}
 		if err != nil {
-			h.log.Error("reading graph", "file", t.file.name, "err", err)
-			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + t.file.name})
+			if _, changed := errors.AsType[*changedError](err); !changed {
+				h.log.Error("reading graph", "file", t.file.name, "err", err)
+			}
+			writeError(w, errorAnswer(t.file.name, err))
 		}
 		return
 	}
@@ -219,18 +218,19 @@ func parseGraphRequest(rawQuery, accept string, acceptPresent bool) (mediaType s
 // empty graph when gen is nil (a valid channel the tree does not have:
 // upstream answers 200 with an empty graph).
 type graphTarget struct {
-	gen  *Generation
+	gen  *Generation // acquired: released once the answer is written
 	file *servedFile
 }
 
 // locate finds the file answering q in the generation being served.
 func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
-	gen := h.gen.Load()
+	gen := h.acquire()
 	if gen == nil {
 		return graphTarget{}, errNotReady
 	}
 	file, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
 	if !known {
+		gen.release()
 		h.metrics.fallback("unknown_channel")
 		return graphTarget{}, nil
 	}
@@ -247,55 +247,41 @@ func (h *Handler) reloader() func() {
 	return nil
 }
 
-// serveFile answers with a file of gen. Compressed responses come from
+// serveFile answers with f, a file of gen. Compressed responses come from
 // memory (gzip is computed once per content). Identity responses are
-// streamed from the tree with sendfile, as nginx does, once the content's
-// digest has been checked on its first read: copying tens of kilobytes
-// per request from memory into the socket costs more than the kernel's
-// zero-copy path, and keeping every body in memory would grow the heap
-// with the tree. It returns an error only before anything was written.
-func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType string, gen *Generation, name string) error {
-	f := gen.Manifest.Files[name]
+// streamed from the tree with sendfile, as nginx does, while the file is
+// as it was when its digest was checked (checkFile): copying tens of
+// kilobytes per request from memory into the socket costs more than the
+// kernel's zero-copy path, and keeping every body in memory would grow
+// the heap with the tree. It returns an error only before anything was
+// written.
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType string, gen *Generation, f *servedFile) error {
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		c, err := h.gzipContent(gen, name, f)
+		c, err := h.gzipGraph(gen, f)
 		if err != nil {
 			return err
 		}
 		writeGzipped(w, r, mediaType, c, h.opts.CacheControl)
 		return nil
 	}
-	data, err := h.readUnverified(gen, name, f.SHA256)
-	if err != nil {
-		return err
-	}
-	if data != nil {
-		h.writeContent(w, r, mediaType, &content{body: data, etag: etagOf(f.SHA256)}, h.opts.CacheControl)
-		return nil
-	}
-	file, err := gen.open(name)
+	file, err := gen.open(f.slot.name)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	if writeHeader(w, r, mediaType, etagOf(f.SHA256), h.opts.CacheControl, f.Size, false) && r.Method != http.MethodHead {
-		io.Copy(w, file) // sendfile through http's ReadFrom
+	data, stream, err := h.checkFile(f, file)
+	if err != nil {
+		return err
+	}
+	if !stream {
+		h.writeContent(w, r, mediaType, &content{body: data, etag: f.slot.etag}, h.opts.CacheControl)
+		return nil
+	}
+	if writeHeader(w, r, mediaType, f.slot.etag, h.opts.CacheControl, f.info.Size, false) && r.Method != http.MethodHead {
+		// sendfile through http's ReadFrom, of no more than the length sent.
+		io.Copy(w, io.LimitReader(file, f.info.Size))
 	}
 	return nil
-}
-
-// readUnverified returns the content of a file whose digest has not been
-// checked yet in this process, checked; nil once it has been, when the file
-// may be streamed as it is.
-func (h *Handler) readUnverified(gen *Generation, name, digest string) ([]byte, error) {
-	if _, ok := h.verified.Load(digest); ok {
-		return nil, nil
-	}
-	data, _, err := gen.read(name)
-	if err != nil {
-		return nil, err
-	}
-	h.verified.Store(digest, true)
-	return data, nil
 }
 
 // newContent wraps a body with its ETag (a prefix of its sha256).
@@ -336,8 +322,24 @@ func (h *Handler) gzipContent(gen *Generation, name string, f manifest.File) (*c
 	if err != nil {
 		return nil, err
 	}
-	h.verified.Store(f.SHA256, true)
 	c := &content{body: gzipBytes(data), etag: gzipEtag(etagOf(f.SHA256))}
+	h.cache.add(key, c)
+	return c, nil
+}
+
+// gzipGraph is gzipContent for a graph file, its bytes read and checked
+// as streamed ones are (checkFile): a file that changed is reported once
+// per change, not at each request.
+func (h *Handler) gzipGraph(gen *Generation, f *servedFile) (*content, error) {
+	key := cacheKey{digest: f.slot.digest, gzip: true}
+	if c := h.cache.get(key); c != nil {
+		return c, nil
+	}
+	data, err := h.graphBytes(gen, f)
+	if err != nil {
+		return nil, err
+	}
+	c := &content{body: gzipBytes(data), etag: gzipEtag(f.slot.etag)}
 	h.cache.add(key, c)
 	return c, nil
 }
@@ -412,19 +414,21 @@ func (h *Handler) serveSignature(w http.ResponseWriter, r *http.Request, rest st
 		writeError(w, &apiError{http.StatusBadRequest, "invalid_params", "invalid client parameters: signature path must be sha256=<hex digest>/signature-<N>"})
 		return
 	}
-	gen := h.gen.Load()
+	gen := h.acquire()
 	name := "signatures/" + rest
 	if gen == nil {
 		writeError(w, errNotReady)
 		return
 	}
+	defer gen.release()
 	if _, ok := gen.Manifest.Files[name]; !ok {
 		writeError(w, &apiError{http.StatusNotFound, "does_not_exist", "does not exist: " + rest})
 		return
 	}
 	c, err := h.content(gen, name)
 	if err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + rest})
+		h.log.Error("reading signature", "file", name, "err", err)
+		writeError(w, errorAnswer(rest, err))
 		return
 	}
 	h.writeContent(w, r, "application/octet-stream", c, "public, max-age=86400")

@@ -21,6 +21,9 @@ type metrics struct {
 	fallbacks map[string]*atomic.Int64 // reason
 	reloads   map[string]*atomic.Int64 // result
 
+	filesChanged atomic.Int64 // files found not to match index.json (stamp.go)
+	refused      atomic.Int64 // generations Offer refused
+
 	buckets []float64
 	counts  []atomic.Int64 // per bucket, cumulative at export
 	count   atomic.Int64
@@ -105,6 +108,8 @@ func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
 	fmt.Fprintf(w, "upgraph_http_request_duration_seconds_count %d\n", m.count.Load())
 	writeLabelled(w, "upgraph_graph_fallbacks_total", "Graph requests answered with a fallback: unknown_channel (empty graph) or unknown_version (channel graph).", "reason", m.fallbacks)
 	writeLabelled(w, "upgraph_generation_reloads_total", "Attempts to load a new generation, by result.", "result", m.reloads)
+	writeCounter(w, "upgraph_generations_refused_total", "New generations refused because they would shrink or empty what clusters see.", m.refused.Load())
+	writeCounter(w, "upgraph_files_changed_total", "Times a file of the served tree was found to no longer match its size or digest in index.json.", m.filesChanged.Load())
 	fmt.Fprintln(w, "# HELP upgraph_cache_bytes Bytes of file content held in memory.")
 	fmt.Fprintln(w, "# TYPE upgraph_cache_bytes gauge")
 	fmt.Fprintf(w, "upgraph_cache_bytes %d\n", cacheBytes)
@@ -121,6 +126,10 @@ func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
 			fmt.Fprintf(w, "upgraph_verify_ahead_remaining_files %d\n", left)
 		}
 	}
+}
+
+func writeCounter(w io.Writer, name, help string, v int64) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
 }
 
 func writeLabelled(w io.Writer, name, help, label string, m map[string]*atomic.Int64) {

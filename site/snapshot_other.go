@@ -8,6 +8,6 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 )
 
-func snapshot(string, []byte, *manifest.Manifest) (string, func(), error) {
+func snapshot(string, []byte, *manifest.Manifest) (string, func() error, error) {
 	return "", nil, errors.New("snapshots need hard links and flock")
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -23,7 +24,7 @@ import (
 // through one descriptor of the tree's directory, so a swap in the middle
 // cannot mix two trees. A stale snapshot of a server that died is removed
 // the next time any server takes one.
-func snapshot(dir string, index []byte, m *manifest.Manifest) (string, func(), error) {
+func snapshot(dir string, index []byte, m *manifest.Manifest) (string, func() error, error) {
 	dir = filepath.Clean(dir)
 	prefix := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".upgraph-serve-")
 	removeStaleSnapshots(prefix)
@@ -33,29 +34,13 @@ func snapshot(dir string, index []byte, m *manifest.Manifest) (string, func(), e
 		return "", nil, err
 	}
 	defer unix.Close(src)
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	snap := prefix + hex.EncodeToString(rnd[:])
-	if err := os.Mkdir(snap, 0o755); err != nil {
-		return "", nil, err
-	}
-	lock, err := os.OpenFile(filepath.Join(snap, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err == nil {
-		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	}
-	release := func() {
-		if lock != nil {
-			lock.Close()
-		}
-		os.RemoveAll(snap)
-	}
+	snap, remove, err := lockedDir(prefix)
 	if err != nil {
-		release()
 		return "", nil, err
 	}
 	dst, err := unix.Open(snap, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		release()
+		remove()
 		return "", nil, err
 	}
 	defer unix.Close(dst)
@@ -73,21 +58,61 @@ func snapshot(dir string, index []byte, m *manifest.Manifest) (string, func(), e
 	}
 	for name := range m.Files {
 		if err := link(name); err != nil {
-			release()
+			remove()
 			return "", nil, fmt.Errorf("snapshot of %s: %w", name, err)
 		}
 	}
 	if err := link(manifest.FileName); err != nil {
-		release()
+		remove()
 		return "", nil, err
 	}
 	// The index linked must be the one parsed: otherwise the tree changed
 	// between reading it and linking, and the caller tries again later.
 	if linked, err := os.ReadFile(filepath.Join(snap, manifest.FileName)); err != nil || string(linked) != string(index) {
-		release()
+		remove()
 		return "", nil, errors.New("the tree changed while it was being loaded")
 	}
-	return snap, release, nil
+	return snap, remove, nil
+}
+
+// lockedDir makes a new directory named prefix plus a random suffix,
+// holding an exclusive lock on its .lock file for as long as the process
+// lives or until remove is called, which deletes it. Another server's
+// removeStaleSnapshots may delete the directory in the instant between
+// its creation and the lock (it cannot tell it from one a crash left
+// there); the lock file cannot be created then, and a new name is tried.
+func lockedDir(prefix string) (dir string, remove func() error, err error) {
+	for range 3 {
+		var rnd [6]byte
+		_, _ = rand.Read(rnd[:])
+		dir = prefix + hex.EncodeToString(rnd[:])
+		if err = os.Mkdir(dir, 0o755); err != nil {
+			return "", nil, err
+		}
+		var lock *os.File
+		lock, err = os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		}
+		// Removed before the lock goes, so no other server ever finds it
+		// unlocked while it still holds files of this one.
+		remove = func() error {
+			err := os.RemoveAll(dir)
+			if lock != nil {
+				lock.Close()
+			}
+			return err
+		}
+		if err != nil {
+			remove()
+			return "", nil, err
+		}
+		return dir, remove, nil
+	}
+	return "", nil, fmt.Errorf("%s*: the new snapshot kept disappearing: %w", prefix, err)
 }
 
 // parents lists d and its ancestors, outermost first ("a/b" → a, a/b).
@@ -98,13 +123,16 @@ func parents(d string) []string {
 	return append(parents(path.Dir(d)), d)
 }
 
-// removeStaleSnapshots deletes snapshots nobody holds locked.
+// removeStaleSnapshots deletes the snapshots no live process holds
+// locked: those of a server that crashed or was killed (a server that
+// stops normally removes its own), also one that died before it could
+// create its lock file, which is created here to take the lock.
 func removeStaleSnapshots(prefix string) {
 	dirs, _ := filepath.Glob(prefix + "*")
 	for _, d := range dirs {
-		f, err := os.OpenFile(filepath.Join(d, ".lock"), os.O_RDWR, 0)
+		f, err := os.OpenFile(filepath.Join(d, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
-			continue // being created or removed right now
+			continue // removed right now, or not a directory of ours
 		}
 		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
 			os.RemoveAll(d)

@@ -26,10 +26,14 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 	if name == "" {
 		name = "index.html"
 	}
-	gen := h.gen.Load()
-	if gen == nil || !treeFile(name) {
+	if !treeFile(name) {
 		return false
 	}
+	gen := h.acquire()
+	if gen == nil {
+		return false
+	}
+	defer gen.release()
 	if _, viewer := gen.Manifest.Files["index.html"]; !viewer {
 		return false
 	}
@@ -57,7 +61,7 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 		}
 		if err != nil {
 			h.log.Error("reading tree file", "file", name, "err", err)
-			writeError(w, &apiError{http.StatusInternalServerError, "file_open_err", "failed to open file: " + name})
+			writeError(w, errorAnswer(name, err))
 			return true
 		}
 	}

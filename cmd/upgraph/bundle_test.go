@@ -158,8 +158,8 @@ func TestVerifyCLI(t *testing.T) {
 		{[]string{"verify", filepath.Join(work, "none")}, "no such file"},
 		{[]string{"mirror", "--from", src, "--out", tree, "--payload-mirror", "quay.io"}, "--payload-mirror"},
 		{[]string{"mirror", "--from", src, "--out", tree, "--channel", "("}, "--channel"},
-		{[]string{"serve", "--dir", tree, "--bundle", tree}, "want one of --dir, --bundle and --s3"},
-		{[]string{"serve", "--dir", tree, "--s3", "s3://bucket/tree"}, "want one of --dir, --bundle and --s3"},
+		{[]string{"serve", "--dir", tree, "--bundle", tree}, "want exactly one of --dir, --bundle and --s3"},
+		{[]string{"serve", "--dir", tree, "--s3", "s3://bucket/tree"}, "want exactly one of --dir, --bundle and --s3"},
 	} {
 		if _, err := runApp(t.Context(), tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error containing %q", tc.args, err, tc.want)

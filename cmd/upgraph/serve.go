@@ -4,17 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/site/publish"
 )
 
 func serveCommand() *cli.Command {
@@ -26,6 +32,19 @@ each --prefix) from the tree's precomputed files, plus /healthz, /readyz and
 /metrics. A new tree swapped into DIR is picked up within --poll; one that
 does not load is skipped and the previous one keeps being served.
 
+A new generation that would drop more than --shrink-threshold of the served
+one's releases, channels or per-version graphs, or any architecture, or that
+is empty, is refused (logged with what would disappear, counted in
+upgraph_generations_refused_total) and the previous one keeps being served:
+a broken input must not strand clusters. A deliberate shrink needs --force,
+or a restart (the first generation is never compared; an empty one is served
+with a warning).
+
+Each generation is served from a hard-link snapshot beside DIR
+(.DIR.upgraph-serve-*), removed as soon as its last request is answered
+once a newer one is served, and at exit; a crashed server's are removed by
+the next one.
+
 A bundle (upgraph mirror --bundle) is served with --bundle FILE, or --dir
 FILE: it is verified, extracted into a private temporary directory, which
 is removed at exit, and served as it is (restart to serve a new one).
@@ -35,17 +54,19 @@ A tree published with upgraph publish is served with --s3 s3://BUCKET/PREFIX
 PREFIX/index.json is checked; a new generation is downloaded into a private
 cache directory (removed at exit) -- unchanged files are reused from the
 previous copy, the others checked against their sha256 -- and swapped in
-once it loads. Requests are answered from that local copy through the usual
-in-memory cache (--cache-mb), never from S3; on any error the previous
-generation keeps being served.`,
+once it loads and the shrink guard accepts it. Requests are answered from
+that local copy through the usual in-memory cache (--cache-mb), never from
+S3; on any error the previous generation keeps being served.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "tree written by upgraph generate (or a bundle)"},
 			&cli.StringFlag{Name: "bundle", Usage: "bundle written by upgraph mirror --bundle"},
 			&cli.StringFlag{Name: "s3", Usage: "s3://BUCKET/PREFIX a tree was published to (upgraph publish): followed every --poll"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "address to listen on"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "address to listen on, HOST:PORT"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes (default "" and /api/upgrades_info)`},
-			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation"},
-			&cli.Int64Flag{Name: "cache-mb", Value: 512, Usage: "file content kept in memory, MiB"},
+			&cli.DurationFlag{Name: "poll", Value: 2 * time.Second, Usage: "how often to look for a new generation (> 0)"},
+			&cli.Int64Flag{Name: "cache-mb", Value: 512, Usage: "file content kept in memory, MiB; 0 keeps none (each gzip answer is then compressed again)"},
+			&cli.Float64Flag{Name: "shrink-threshold", Value: manifest.DefaultShrinkThreshold, Usage: "fraction (0 to 1) of the served generation's releases, channels or per-version graphs a new one may drop"},
+			&cli.BoolFlag{Name: "force", Usage: "serve every new generation that loads, however much it shrinks"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
 			&cli.BoolFlag{Name: "verify-ahead", Value: true, Usage: "check every file's digest in the background when a generation is loaded, rather than on each file's first request"},
 			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
@@ -54,48 +75,209 @@ generation keeps being served.`,
 	}
 }
 
+// serveConfig is serve's flags, checked.
+type serveConfig struct {
+	dir, bundle, s3 string
+	listen          string
+	prefixes        []string
+	poll            time.Duration
+	cacheBytes      int64
+	guard           *site.Guard
+}
+
+// serveFlags checks every flag before anything is done (flagcheck.go),
+// so a mistake is reported by name rather than as whatever it would
+// break later.
+func serveFlags(c *cli.Context) (*serveConfig, error) {
+	cfg := &serveConfig{listen: c.String("listen"), poll: c.Duration("poll")}
+	var sources []string
+	for _, name := range []string{"dir", "bundle", "s3"} {
+		v, ok, err := given(c, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sources = append(sources, "--"+name)
+		}
+		switch name {
+		case "dir":
+			cfg.dir = v
+		case "bundle":
+			cfg.bundle = v
+		case "s3":
+			cfg.s3 = v
+		}
+	}
+	if len(sources) != 1 {
+		return nil, fmt.Errorf("serve: want exactly one of --dir, --bundle and --s3, got %d", len(sources))
+	}
+	err := firstError(checkServeSource(cfg), checkListen("listen", cfg.listen), checkServePrefixes(c, cfg))
+	if err == nil && cfg.poll <= 0 {
+		err = fmt.Errorf("--poll %v: want a positive duration", cfg.poll)
+	}
+	mb := c.Int64("cache-mb")
+	if err == nil && (mb < 0 || mb > math.MaxInt64>>22) {
+		err = fmt.Errorf("--cache-mb %d: want 0 (no cache) or a positive number of MiB", mb)
+	}
+	cfg.cacheBytes = mb << 20
+	threshold := c.Float64("shrink-threshold")
+	if err == nil && !(threshold >= 0 && threshold <= 1) {
+		err = fmt.Errorf("--shrink-threshold %v: want a fraction from 0 to 1", threshold)
+	}
+	if !c.Bool("force") {
+		cfg.guard = &site.Guard{ShrinkThreshold: threshold}
+	}
+	if addr := c.String("pprof"); err == nil && addr != "" {
+		err = checkListen("pprof", addr)
+	}
+	if err == nil {
+		err = checkS3ClientFlags(c)
+	}
+	return cfg, err
+}
+
+// checkServeSource checks the one of --dir, --bundle and --s3 given: a
+// tree's directory (index.json in it) or a bundle (gzip data), or an
+// s3://BUCKET[/PREFIX]. A bundle given as --dir is served as one.
+func checkServeSource(cfg *serveConfig) error {
+	if cfg.s3 != "" {
+		if _, _, err := publish.ParseURL(cfg.s3); err != nil {
+			return fmt.Errorf("--s3: %w", err)
+		}
+		return nil
+	}
+	flag, p := "--dir", cfg.dir
+	if cfg.bundle != "" {
+		flag, p = "--bundle", cfg.bundle
+	}
+	st, err := os.Stat(p)
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		err = pe.Err
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, p, err)
+	case st.IsDir() && flag == "--bundle":
+		return fmt.Errorf("--bundle %s: a directory, want a bundle written by upgraph mirror --bundle (serve a tree with --dir)", p)
+	case st.IsDir():
+		if _, err := os.Stat(filepath.Join(p, manifest.FileName)); err != nil {
+			return fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
+		}
+	case !isGzip(p):
+		if flag == "--bundle" {
+			return fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
+		}
+		return fmt.Errorf("--dir %s: neither a tree directory nor a bundle (.tar.gz)", p)
+	case flag == "--dir":
+		cfg.dir, cfg.bundle = "", p
+	}
+	return nil
+}
+
+// checkListen checks that --name is HOST:PORT with a port number or name.
+func checkListen(name, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return fmt.Errorf("--%s %q: want HOST:PORT: %w", name, addr, err)
+	}
+	return nil
+}
+
+// checkServePrefixes checks and normalises every --prefix.
+func checkServePrefixes(c *cli.Context, cfg *serveConfig) error {
+	for _, p := range c.StringSlice("prefix") {
+		prefix, err := servePrefix(p)
+		if err != nil {
+			return fmt.Errorf("--prefix %q: %w", p, err)
+		}
+		cfg.prefixes = append(cfg.prefixes, prefix)
+	}
+	return nil
+}
+
+// servePrefix normalises a --prefix value to "" or /SEGMENT[/SEGMENT…]:
+// segments of URL path characters that need no escaping, so that the
+// routes match the paths clients send.
+func servePrefix(p string) (string, error) {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", errors.New(`want path segments such as /api/upgrades_info, without "//", "." or ".."`)
+		}
+		for _, r := range seg {
+			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)) {
+				return "", fmt.Errorf("%q is not allowed: want letters, digits and -._~ between slashes", r)
+			}
+		}
+	}
+	return "/" + p, nil
+}
+
 func runServe(c *cli.Context) error {
 	log, err := logger(c)
 	if err != nil {
 		return err
 	}
-	var prefixes []string
-	for _, p := range c.StringSlice("prefix") {
-		prefixes = append(prefixes, "/"+strings.Trim(p, "/"))
+	cfg, err := serveFlags(c)
+	if err != nil {
+		return err
 	}
-	cacheBytes := c.Int64("cache-mb") << 20
+	// Listening comes first: a busy port fails at once, before a tree is
+	// loaded or a snapshot taken.
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
+	}
+	cacheBytes := cfg.cacheBytes
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The cache is nearly all of the live heap; without a limit the
 		// collector lets the heap reach twice that before it runs, and a
 		// full 512 MiB cache (plus its gzip copies) held RSS at 1.3 GB.
 		debug.SetMemoryLimit(cacheBytes + cacheBytes/4 + 256<<20)
 	}
-	h := site.NewHandler(site.Options{Prefixes: prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Logger: log})
-	dir, bundleFile, s3URL := c.String("dir"), c.String("bundle"), c.String("s3")
-	if n := btoi(dir != "") + btoi(bundleFile != "") + btoi(s3URL != ""); n != 1 {
-		return errors.New("serve: want one of --dir, --bundle and --s3")
+	if cacheBytes == 0 {
+		cacheBytes = -1 // site.Options: nothing kept
 	}
-	if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
-		bundleFile = dir
-	}
-	served := dir
-	if s3URL != "" {
-		stop, err := serveS3(c, h, s3URL, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		served = s3URL
-	} else if bundleFile != "" {
-		stop, err := serveBundle(c, h, bundleFile, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		served = bundleFile
-	} else if err := h.Watch(c.Context, dir, c.Duration("poll")); err != nil {
+	h := site.NewHandler(site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log})
+	stop, served, err := startServing(c, h, cfg, log)
+	if err != nil {
+		// Nothing is left behind: the listener closes, and so does every
+		// generation loaded, with its snapshot.
+		ln.Close()
+		h.Close()
 		return err
 	}
+	defer stop()
+	return serveUntilDone(c, h, ln, served, log)
+}
+
+// startServing loads the first generation from the source the flags name
+// and keeps following it; stop releases what that took (after h.Close).
+func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.Logger) (stop func(), served string, err error) {
+	switch {
+	case cfg.s3 != "":
+		stop, err := serveS3(c, h, cfg.s3, cfg.poll, log)
+		return stop, cfg.s3, err
+	case cfg.bundle != "":
+		stop, err := serveBundle(c, h, cfg.bundle, log)
+		return stop, cfg.bundle, err
+	}
+	if err := h.Watch(c.Context, cfg.dir, cfg.poll); err != nil {
+		return nil, "", fmt.Errorf("--dir %s: %w", cfg.dir, err)
+	}
+	return func() {}, cfg.dir, nil
+}
+
+// serveUntilDone serves h on ln until the command's context ends, then
+// shuts down gracefully and closes h, so that no snapshot outlives the
+// process.
+func serveUntilDone(c *cli.Context, h *site.Handler, ln net.Listener, served string, log *slog.Logger) error {
 	var handler http.Handler = site.CORS(h)
 	if c.Bool("access-log") {
 		handler = site.AccessLog(log, handler)
@@ -106,34 +288,31 @@ func runServe(c *cli.Context) error {
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		go http.ListenAndServe(addr, mux)
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
-	if err != nil {
-		return err
-	}
 	const readHeaderTimeout, idleTimeout = 10 * time.Second, 2 * time.Minute
 	// The fast path writes graph answers itself, so it has no access log:
-	// with one, every request goes through net/http.
-	var srv interface {
-		Serve(net.Listener) error
-		Shutdown(context.Context) error
-	} = &site.Server{Handler: h, Fallback: handler, CORS: true, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
-	if c.Bool("access-log") {
-		srv = &http.Server{Handler: handler, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
-	}
+	// with one, every request goes through net/http (still behind
+	// site.Server, which turns net/http's own refusals into JSON).
+	srv := &site.Server{Handler: h, Fallback: handler, CORS: true, NoFastPath: c.Bool("access-log"),
+		ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	var err error
 	select {
-	case err := <-errc:
-		return err
+	case err = <-errc:
 	case <-c.Context.Done():
+		// Graceful shutdown: finish in-flight requests, at most 10 s.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err = srv.Shutdown(ctx); errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
 	}
-	// Graceful shutdown: finish in-flight requests, at most 10 s.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if cerr := h.Close(); cerr != nil {
+		log.Warn("removing the served generation's snapshot", "err", cerr)
 	}
-	log.Info("stopped")
-	return nil
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,8 +31,9 @@ func s3Context(c *cli.Context) context.Context {
 	return publish.WithClientOptions(c.Context, s3ClientOptions(c))
 }
 
-// serveS3 serves and follows the tree published at url (serve --s3).
-func serveS3(c *cli.Context, h *site.Handler, url string, log *slog.Logger) (stop func(), err error) {
+// serveS3 serves and follows the tree published at url (serve --s3),
+// checking for a new generation every poll; h's guard applies to each.
+func serveS3(c *cli.Context, h *site.Handler, url string, poll time.Duration, log *slog.Logger) (stop func(), err error) {
 	bucket, prefix, err := publish.ParseURL(url)
 	if err != nil {
 		return nil, err
@@ -41,7 +43,7 @@ func serveS3(c *cli.Context, h *site.Handler, url string, log *slog.Logger) (sto
 		return nil, err
 	}
 	f, err := publish.Follow(c.Context, h, publish.FollowOptions{
-		Client: client, Bucket: bucket, Prefix: prefix, Interval: c.Duration("poll"), Logger: log,
+		Client: client, Bucket: bucket, Prefix: prefix, Interval: poll, Logger: log,
 	})
 	if err != nil {
 		return nil, err

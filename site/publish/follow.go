@@ -48,6 +48,7 @@ type Follower struct {
 	etag     string // of the index.json being served
 	failed   string // ETag of the last generation that failed
 	failedAt time.Time
+	refused  string // ETag of the last generation the handler's guard refused
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -60,11 +61,13 @@ type Follower struct {
 // previous copy (same sha256) are hard-linked (or copied) from it, the
 // others read with BucketFS and checked against their sha256 in
 // index.json — loads it with site.Load and swaps it in with
-// h.SetGeneration, as site's directory watcher does. Any error keeps the
-// previous generation served. The "in-memory cache" of an S3-backed
-// server is therefore site's usual memory cache (Options.CacheBytes)
-// over that local copy, refreshed by ETag; nothing is fetched from S3
-// per request.
+// h.Offer, as site's directory watcher does: a generation the handler's
+// guard refuses (site.Options.Guard: one that would shrink what clusters
+// see) is not downloaded, and not tried again until another one is
+// published. Any error keeps the previous generation served. The
+// "in-memory cache" of an S3-backed server is therefore site's usual
+// memory cache (Options.CacheBytes) over that local copy, refreshed by
+// ETag; nothing is fetched from S3 per request.
 //
 // Follow returns once the first generation is served (or with its
 // error). Close stops following and removes the cache directory.
@@ -143,10 +146,15 @@ func (f *Follower) Check(ctx context.Context) error {
 		return err
 	}
 	etag := aws.ToString(head.ETag)
-	if etag == f.etag || (etag == f.failed && time.Since(f.failedAt) < f.o.RetryAfter) {
+	if etag == f.etag || etag == f.refused || (etag == f.failed && time.Since(f.failedAt) < f.o.RetryAfter) {
 		return nil
 	}
-	if err := f.update(ctx); err != nil {
+	if err := f.update(ctx); errors.Is(err, manifest.ErrShrink) || errors.Is(err, manifest.ErrEmpty) {
+		// Refused, and logged, by the guard: not tried again until
+		// another generation is published (or the server restarts).
+		f.refused = etag
+		return err
+	} else if err != nil {
 		// The ETag HEAD saw is the one remembered: an index.json replaced
 		// since is a new generation, tried at the next check.
 		f.failed, f.failedAt = etag, time.Now()
@@ -178,6 +186,10 @@ func (f *Follower) update(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", manifest.FileName, err)
 	}
+	// A generation the guard refuses is not even downloaded.
+	if err := f.h.Admit(m, manifest.Digest(index)); err != nil {
+		return err
+	}
 	f.n++
 	dir := filepath.Join(f.cache, fmt.Sprintf("gen-%d", f.n))
 	if err := f.download(ctx, dir, m, index); err != nil {
@@ -189,10 +201,14 @@ func (f *Follower) update(ctx context.Context) error {
 		os.RemoveAll(dir)
 		return err
 	}
-	f.h.SetGeneration(g)
+	if err := f.h.Offer(g); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
 	if old := f.cur; old != "" {
-		// The previous generation is closed a minute after the swap;
-		// its copy goes once no request can still be reading it.
+		// The previous generation closes once its last request is
+		// answered, at the latest a minute after the swap (site's drain
+		// grace); its copy goes once no request can still be reading it.
 		time.AfterFunc(2*time.Minute, func() {
 			f.mu.Lock()
 			defer f.mu.Unlock()
