@@ -40,7 +40,7 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "graph endpoints only: the channels to fetch (comma-separated or repeated)"},
-			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and rendering"},
+			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and rendering (0: the default)"},
 		}, append(guardFlags(), s3ClientFlags()...)...),
 		Action: runMirrorTree,
 	}
@@ -72,7 +72,10 @@ func runMirrorTree(c *cli.Context) error {
 	if opts.GeneratedAt, err = generatedAt(); err != nil {
 		return err
 	}
-	if err := checkWorkers(c); err != nil {
+	if err := firstError(
+		checkTreeSource(c, "from", true), checkOutputDir(c, "out"), checkOutputFile(c, "bundle"),
+		checkList(c, "arch", archName), checkList(c, "channels", channelName), checkWorkers(c), checkS3ClientFlags(c),
+	); err != nil {
 		return err
 	}
 	switch {

@@ -37,7 +37,7 @@ Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 			&cli.StringSliceFlag{Name: "channels", Usage: "only these channels (comma-separated or repeated); needed when neither side has an index.json"},
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "max-bytes", Value: 60000, Usage: "markdown: leave out the details of graphs past this size, so that the output fits a GitHub comment (65536 characters); 0: no limit"},
-			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (default 4)"},
+			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (0: the default, 4)"},
 		}, s3ClientFlags()...),
 		// 1 means "differences", so a bad flag must not exit with it.
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, diffTrouble) },
@@ -62,6 +62,12 @@ func runDiff(c *cli.Context) (bool, error) {
 	format, err := diff.ParseFormat(c.String("format"))
 	if err != nil {
 		return false, fmt.Errorf("--format: %w", err)
+	}
+	if err := firstError(
+		checkList(c, "channels", channelName), checkList(c, "arch", archName),
+		checkInt(c, "max-bytes", 0, "0 (no limit) or more"), checkWorkers(c), checkS3ClientFlags(c),
+	); err != nil {
+		return false, err
 	}
 	var sides [2]*diff.Source
 	for i, spec := range c.Args().Slice() {

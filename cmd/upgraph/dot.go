@@ -54,9 +54,12 @@ Output is deterministic: nodes by version, edges sorted.`,
 			case !policy.ArchPattern.MatchString(arch):
 				return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 			}
+			if err := checkTreeSource(c, "source", false); err != nil {
+				return err
+			}
 			src, err := path.Open(c.Context, c.String("source"), nil)
 			if err != nil {
-				return err
+				return fmt.Errorf("--source: %w", err)
 			}
 			g, err := src.Read(c.Context, channel, arch)
 			if err != nil {

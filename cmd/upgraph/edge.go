@@ -50,6 +50,10 @@ to run as: nginx -c FILE -p PREFIX.`,
 }
 
 func runEdgeNginx(c *cli.Context) error {
+	// "" would be made the working directory.
+	if c.String("root") == "" {
+		return fmt.Errorf("--root: empty path")
+	}
 	root, err := filepath.Abs(c.String("root"))
 	if err != nil {
 		return err
@@ -76,9 +80,33 @@ func runEdgeNginx(c *cli.Context) error {
 	if !opts.Full && (opts.StateDir != "" || opts.Foreground || opts.User != "") {
 		return fmt.Errorf("--state-dir, --foreground and --user need --full")
 	}
-	if err := opts.Validate(); err != nil {
+	if err := validateNginxFlags(opts); err != nil {
 		return err
 	}
 	_, err = fmt.Fprint(c.App.Writer, edge.NginxConfig(opts))
 	return err
+}
+
+// validateNginxFlags is opts.Validate, flag by flag, so that an error
+// names the flag: each value is validated alone in options that are
+// otherwise valid.
+func validateNginxFlags(opts edge.NginxOptions) error {
+	for _, f := range []struct {
+		flag string
+		set  func(o *edge.NginxOptions)
+	}{
+		{"root", func(o *edge.NginxOptions) { o.Root = opts.Root }},
+		{"listen", func(o *edge.NginxOptions) { o.Listen = opts.Listen }},
+		{"prefix", func(o *edge.NginxOptions) { o.Prefixes = opts.Prefixes }},
+		{"cache-control", func(o *edge.NginxOptions) { o.CacheControl = opts.CacheControl }},
+		{"state-dir", func(o *edge.NginxOptions) { o.StateDir = opts.StateDir }},
+		{"user", func(o *edge.NginxOptions) { o.User = opts.User }},
+	} {
+		alone := edge.NginxOptions{Root: "/", Listen: "8080", Full: opts.Full}
+		f.set(&alone)
+		if err := alone.Validate(); err != nil {
+			return fmt.Errorf("--%s: %w", f.flag, err)
+		}
+	}
+	return opts.Validate() // anything the flags only break together
 }

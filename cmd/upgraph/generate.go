@@ -52,7 +52,7 @@ error unless --allow-empty.`,
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip graph-data files that do not parse, with a warning, as upstream does (default: fail)"},
 			&cli.BoolFlag{Name: "upstream-quirks", Usage: "reproduce upstream's accidental behaviours (see README)"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
-			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping (default 16 tags) and of rendering and writing (default 2 × CPUs)"},
+			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping (default 16 tags) and of rendering and writing (default 2 × CPUs); 0: the defaults"},
 		}, append(guardFlags(), scrapeFlags()...)...),
 		Action: runGenerate,
 	}
@@ -77,7 +77,11 @@ func runGenerate(c *cli.Context) error {
 	if c.IsSet("arch") && len(arches) == 0 {
 		return fmt.Errorf("--arch: empty list")
 	}
-	if err := checkWorkers(c); err != nil {
+	if err := firstError(
+		checkReleases(c, true), checkGraphData(c, true), checkInput(c, "signatures", wantDir),
+		checkOutputDir(c, "out"), checkList(c, "channels", channelName), checkList(c, "arch", archName),
+		checkWorkers(c), checkScrapeFlags(c),
+	); err != nil {
 		return err
 	}
 	at, err := generatedAt()

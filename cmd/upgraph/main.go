@@ -36,7 +36,7 @@ func main() {
 }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "upgraph",
 		Usage:   "static Cincinnati update graphs from release images and graph-data",
 		Version: version,
@@ -57,8 +57,16 @@ func newApp() *cli.App {
 			verifyCommand(),
 			publishCommand(),
 		},
+		// The global flags are checked before any command starts.
+		Before: func(c *cli.Context) error {
+			_, err := logger(c)
+			return err
+		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
 	}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return namedUsageError(app.Flags, err) }
+	nameFlagsInUsageErrors(app.Commands)
+	return app
 }
 
 // logger builds the structured logger the global flags ask for.

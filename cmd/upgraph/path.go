@@ -8,6 +8,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/policy"
+	ver "github.com/upgraph/upgraph/generator/version"
 )
 
 // Exit statuses of path: 1 means "no path", which scripts test for, so
@@ -92,9 +93,17 @@ func runPath(c *cli.Context) (bool, error) {
 	if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
 		return false, fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 	}
+	for _, name := range []string{"from", "to"} {
+		if _, err := ver.Parse(c.String(name)); err != nil {
+			return false, fmt.Errorf("--%s: %w", name, err)
+		}
+	}
+	if err := firstError(checkTreeSource(c, "source", false), checkS3ClientFlags(c)); err != nil {
+		return false, err
+	}
 	src, err := path.Open(s3Context(c), c.String("source"), nil)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("--source: %w", err)
 	}
 	req := path.Request{
 		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),

@@ -33,7 +33,7 @@ instance or container roles). An interrupted run can simply be run again.`,
 			&cli.BoolFlag{Name: "force", Usage: "publish despite the shrink guard or an unreadable published index.json"},
 			&cli.BoolFlag{Name: "verify", Usage: "check every published object's sha256 and headers (one HEAD each) instead of trusting the published index.json"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (one line per upload or deletion, with the reason) and change nothing"},
-			&cli.IntFlag{Name: "workers", Value: publish.DefaultWorkers, Usage: "concurrent requests"},
+			&cli.IntFlag{Name: "workers", Value: publish.DefaultWorkers, Usage: "concurrent requests (0: the default)"},
 			&cli.IntFlag{Name: "max-attempts", Value: 10, Usage: "attempts per request, with backoff, on 5xx, SlowDown and connection errors"},
 		},
 		Action: runPublish,
@@ -45,16 +45,23 @@ func runPublish(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := firstError(
+		checkS3ClientFlags(c), checkInput(c, "headers", wantFile),
+		checkInt(c, "max-deletes", -1, "-1 (no limit), 0 or more"), checkWorkers(c),
+		checkInt(c, "max-attempts", 1, "1 or more"),
+	); err != nil {
+		return err
+	}
 	if c.NArg() != 2 {
-		return fmt.Errorf("want DIR s3://BUCKET[/PREFIX], got %d arguments", c.NArg())
+		return fmt.Errorf("want DIR s3://BUCKET[/PREFIX], got %d arguments (flags go before them)", c.NArg())
 	}
 	dir := c.Args().Get(0)
 	bucket, prefix, err := publish.ParseURL(c.Args().Get(1))
 	if err != nil {
 		return err
 	}
-	if t := c.Float64("shrink-threshold"); t < 0 || t > 1 {
-		return fmt.Errorf("--shrink-threshold: want a fraction between 0 and 1, got %v", t)
+	if _, err := shrinkThreshold(c); err != nil { // NaN too
+		return err
 	}
 	var rules *publish.Rules
 	if file := c.String("headers"); file != "" {

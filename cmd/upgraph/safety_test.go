@@ -155,7 +155,7 @@ func TestGenerateRefusesOutputs(t *testing.T) {
 	write(t, filepath.Join(base, "mine", "notes.txt"), "my data")
 	write(t, filepath.Join(base, "file"), "x")
 	for _, tc := range []struct{ out, want string }{
-		{"", "--out: output directory: empty path"},
+		{"", "--out: empty path"},
 		{"/", "the file system root cannot be replaced"},
 		{"mine", "--out mine exists, is not empty and holds no upgraph generation"},
 		{"file", "exists and is not a directory"},

@@ -24,7 +24,7 @@ func scrapeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ca-file", Usage: "PEM bundle of extra trusted registry CAs"},
 		&cli.BoolFlag{Name: "plain-http", Usage: "talk plain HTTP to the registry (loopback registries already are)"},
 		&cli.StringFlag{Name: "payload-repo", Usage: "repository clusters pull scraped releases from (required for oci:)"},
-		&cli.DurationFlag{Name: "scrape-timeout", Value: time.Hour, Usage: "overall deadline for a scrape"},
+		&cli.DurationFlag{Name: "scrape-timeout", Value: time.Hour, Usage: "overall deadline for a scrape (0: none)"},
 	}
 }
 

@@ -22,6 +22,9 @@ func synthCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Required: true},
 		},
 		Action: func(c *cli.Context) error {
+			if err := firstError(checkGraphData(c, false), checkOutputDir(c, "out")); err != nil {
+				return err
+			}
 			fsys, err := graphdata.Open(c.String("graph-data"))
 			if err != nil {
 				return err

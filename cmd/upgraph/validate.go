@@ -40,6 +40,9 @@ func runValidate(c *cli.Context) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format: want text or json, got %q", format)
 	}
+	if err := firstError(checkGraphData(c, true), checkReleases(c, false), checkScrapeFlags(c)); err != nil {
+		return err
+	}
 	log, err := validateLogger(c)
 	if err != nil {
 		return err
