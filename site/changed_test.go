@@ -11,32 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/syncbuf"
 	"github.com/upgraph/upgraph/site"
 )
-
-// logBuffer collects log lines from concurrent writers.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // answer is a response read whole, its body decoded when gzipped.
 type answer struct {
@@ -127,7 +109,7 @@ func testFileChanged(t *testing.T, name, query string, fast, ahead, gzipFirst, s
 		t.Fatal(err)
 	}
 	digest := manifest.SHA256(want)
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	h := site.NewHandler(site.Options{VerifyAhead: ahead, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

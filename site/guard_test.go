@@ -12,6 +12,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/syncbuf"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -36,7 +37,7 @@ func TestWatchShrinkGuard(t *testing.T) {
 	if err := renderDemo(dir, generator.RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	h := site.NewHandler(site.Options{Guard: &site.Guard{ShrinkThreshold: manifest.DefaultShrinkThreshold}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -95,7 +96,7 @@ func TestOfferFirstAndEmpty(t *testing.T) {
 	}
 	emptyTree(t, dir)
 	for _, guard := range []*site.Guard{{ShrinkThreshold: 0.1}, nil} {
-		logs := &logBuffer{}
+		logs := &syncbuf.Buffer{}
 		h := site.NewHandler(site.Options{Guard: guard, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		ctx, cancel := context.WithCancel(context.Background())
 		if err := h.Watch(ctx, dir, 5*time.Millisecond); err != nil {

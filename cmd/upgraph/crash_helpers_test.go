@@ -294,20 +294,7 @@ func snapshot(t *testing.T, root string, skip func(rel string) bool) map[string]
 
 // diffSnapshots describes what changed between two snapshots ("" if nothing).
 func diffSnapshots(before, after map[string]fileState) string {
-	var lines []string
-	for p, b := range before {
-		if a, ok := after[p]; !ok {
-			lines = append(lines, "removed "+p)
-		} else if a != b {
-			lines = append(lines, "changed "+p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			lines = append(lines, "created "+p)
-		}
-	}
-	slices.Sort(lines)
+	lines := diffPaths(before, after, "removed ", "changed ", "created ")
 	if len(lines) > 20 {
 		lines = append(lines[:20], fmt.Sprintf("... %d more", len(lines)-20))
 	}
@@ -316,25 +303,32 @@ func diffSnapshots(before, after map[string]fileState) string {
 
 // diffDigests names the first few paths where two tree digests differ.
 func diffDigests(got, want map[string]string) string {
-	var lines []string
-	for p, w := range want {
-		if g, ok := got[p]; !ok {
-			lines = append(lines, "missing "+p)
-		} else if g != w {
-			lines = append(lines, "differs "+p)
-		}
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			lines = append(lines, "extra "+p)
-		}
-	}
-	slices.Sort(lines)
+	lines := diffPaths(want, got, "missing ", "differs ", "extra ")
 	n := len(lines)
 	if n > 10 {
 		lines = lines[:10]
 	}
 	return fmt.Sprintf("%d paths: %s", n, strings.Join(lines, ", "))
+}
+
+// diffPaths lists, sorted, the paths of a missing from b, changed between
+// them, and of b missing from a, each after its word.
+func diffPaths[V comparable](a, b map[string]V, gone, changed, added string) []string {
+	var lines []string
+	for p, va := range a {
+		if vb, ok := b[p]; !ok {
+			lines = append(lines, gone+p)
+		} else if va != vb {
+			lines = append(lines, changed+p)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			lines = append(lines, added+p)
+		}
+	}
+	slices.Sort(lines)
+	return lines
 }
 
 // outputSibling matches what a generation of DIR "out" may keep beside it:

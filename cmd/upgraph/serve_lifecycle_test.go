@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -11,37 +10,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/internal/syncbuf"
 )
 
 // serveProc is an `upgraph serve` process.
 type serveProc struct {
 	cmd    *exec.Cmd
 	addr   string // http://127.0.0.1:PORT
-	stderr *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	stderr *syncbuf.Buffer
 }
 
 // startServeProc runs upgraph serve with args and env in dir, and waits
@@ -50,7 +32,7 @@ func startServeProc(t *testing.T, dir string, env []string, args ...string) *ser
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0", "--poll", "20ms"}, args...)...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	p := &serveProc{cmd: cmd, stderr: &lockedBuffer{}}
+	p := &serveProc{cmd: cmd, stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

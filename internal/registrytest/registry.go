@@ -1,7 +1,6 @@
 package registrytest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/syncbuf"
 )
 
 // registryd (./registryd) is the CNCF distribution v3 registry the tests
@@ -119,7 +120,7 @@ func launch(t testing.TB, bin, dir, root, host string, attempt int) (*Registry, 
 	if err := os.WriteFile(cfgPath, []byte(config(root, host, token)), 0o600); err != nil {
 		return nil, fmt.Errorf("writing registry config: %w", err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	cmd := exec.Command(bin, "serve", cfgPath)
 	cmd.Env = registryEnv()
 	cmd.Stdout = stderr
@@ -249,23 +250,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// lockedBuffer collects process output written from exec's copying goroutines
-// while the test goroutine may read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

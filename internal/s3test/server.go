@@ -1,7 +1,6 @@
 package s3test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,13 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/upgraph/upgraph/internal/syncbuf"
 )
 
 // binaryName is the S3 server the tests run; .ci/deps installs it with
@@ -115,7 +115,7 @@ func launch(t testing.TB, bin, dir, host string) (*Server, error) {
 		}
 	}
 	srv := &Server{Host: host, URL: "http://" + host, Root: root, AccessKey: randomKey(10), SecretKey: randomKey(20)}
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	// Metadata goes to a sidecar directory so the tests do not depend on
 	// the file system supporting user xattrs (tmpfs and overlayfs vary).
 	cmd := exec.Command(bin,
@@ -207,23 +207,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// lockedBuffer collects process output written from exec's copying
-// goroutines while the test goroutine may read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
