@@ -108,6 +108,13 @@ func (h *Handler) Admit(next *manifest.Manifest, id string) error {
 	if err == nil {
 		err = manifest.CheckShrink(cur.Manifest, next, h.opts.Guard.ShrinkThreshold)
 	}
+	if err != nil && cur.snapshot == "" {
+		// Served in place (no snapshot could be taken): its files went
+		// with the tree the new one replaced, so it cannot be kept.
+		h.log.Error("new generation admitted despite the shrink guard: the previous one was served in place and its files are gone",
+			"id", id, "served", cur.ID, "err", err)
+		return nil
+	}
 	if err != nil {
 		h.metrics.refused.Add(1)
 		h.log.Error("new generation refused; still serving the previous one (a deliberate shrink needs --force or a restart)",

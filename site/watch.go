@@ -56,16 +56,18 @@ type watcher struct {
 // a different tree. With drain, it first waits for the generation retired
 // last to finish its requests.
 func (w *watcher) check(drain bool) {
+	// At most two snapshots at a time: the one served, and the previous
+	// one while its last requests finish or the next one while it loads.
+	// Waited for before the lock, so that a request that found a file gone
+	// and looks for a new tree (check(false)) never waits on a drain.
+	if drain {
+		w.h.awaitDrained()
+	}
 	w.h.reloadMu.Lock()
 	defer w.h.reloadMu.Unlock()
 	st, err := os.Stat(filepath.Join(w.dir, "index.json"))
 	if err != nil || (w.seen != nil && os.SameFile(st, w.seen) && st.ModTime().Equal(w.seen.ModTime()) && st.Size() == w.seen.Size()) {
 		return
-	}
-	// At most two snapshots at a time: the one served, and the previous
-	// one while its last requests finish or the next one while it loads.
-	if drain {
-		w.h.awaitDrained()
 	}
 	if err := w.loadLocked(st); err != nil && w.h.Generation() != nil {
 		w.h.log.Error("new generation not loaded; still serving the previous one", "dir", w.dir, "err", err)

@@ -92,7 +92,13 @@ func TestWatchReload(t *testing.T) {
 	if _, b := fetch(t, srv, "/graph?channel=stable-4.16"); b != readFile(t, dir, "graph/amd64/stable-4.16.json") {
 		t.Error("second generation: stable-4.16 not served")
 	}
-	text := metricsText(t, srv)
+	// A request can see the new generation a moment before the watcher
+	// counts its reload.
+	var text string
+	waitFor(t, "2 reloads counted", func() bool {
+		text = metricsText(t, srv)
+		return metric(text, `upgraph_generation_reloads_total{result="ok"}`) >= 2
+	})
 	if got := metric(text, `upgraph_generation_reloads_total{result="ok"}`); got != 2 {
 		t.Errorf(`reloads ok = %v, want 2`, got)
 	}
@@ -121,7 +127,10 @@ func TestWatchReload(t *testing.T) {
 		_, b := fetch(t, srv, "/graph?channel=fast-4.16")
 		return b == readFile(t, dir, "graph/amd64/fast-4.16.json")
 	})
-	text = metricsText(t, srv)
+	waitFor(t, "3 reloads counted", func() bool {
+		text = metricsText(t, srv)
+		return metric(text, `upgraph_generation_reloads_total{result="ok"}`) >= 3
+	})
 	if got := metric(text, `upgraph_generation_reloads_total{result="ok"}`); got != 3 {
 		t.Errorf(`reloads ok = %v, want 3`, got)
 	}

@@ -65,7 +65,18 @@ func generationGuard(ctx context.Context, c *cli.Context, flag, out string, isBu
 				return fmt.Errorf("%w; %s was not written (--allow-empty writes it anyway; check --channel, --arch and the inputs)", err, out)
 			}
 		}
-		if prev != nil && !force {
+		if force {
+			return nil
+		}
+		if !isBundle {
+			// Read again now that the output is locked: a run that
+			// finished since the first read replaced the generation this
+			// one is compared with.
+			if now, err := previousTree(out); err == nil {
+				prev = now
+			}
+		}
+		if prev != nil {
 			if err := manifest.CheckShrink(prev, next, threshold); err != nil {
 				return fmt.Errorf("--%s %s: %w; the generation there is unchanged (--force replaces it anyway, --shrink-threshold sets the fraction)", flag, out, err)
 			}
@@ -75,8 +86,9 @@ func generationGuard(ctx context.Context, c *cli.Context, flag, out string, isBu
 }
 
 // previousTree is the manifest of the generation at dir (nil when there
-// is none yet); a directory that is neither empty nor a generation is an
-// error here already, before anything is computed.
+// is none yet); a directory that is neither empty nor a generation
+// upgraph wrote is an error here already, before anything is computed,
+// and one that --force does not override.
 func previousTree(dir string) (*manifest.Manifest, error) {
 	resolved, err := writer.Resolve(dir)
 	if err != nil {
@@ -91,17 +103,17 @@ func previousTree(dir string) (*manifest.Manifest, error) {
 	if !st.IsDir() {
 		return nil, errors.New("exists and is not a directory")
 	}
-	m, err := manifest.Read(resolved)
-	if errors.Is(err, fs.ErrNotExist) {
-		entries, rerr := os.ReadDir(resolved)
-		if rerr != nil {
-			return nil, rerr
+	if !writer.HoldsGeneration(resolved) {
+		entries, err := os.ReadDir(resolved)
+		if err != nil {
+			return nil, err
 		}
 		if len(entries) > 0 {
 			return nil, writer.ErrNotAGeneration
 		}
 		return nil, nil
 	}
+	m, err := manifest.Read(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("the generation there cannot be compared with the new one: %w", err)
 	}

@@ -154,22 +154,36 @@ func TestGenerateRefusesOutputs(t *testing.T) {
 	base := t.TempDir()
 	write(t, filepath.Join(base, "mine", "notes.txt"), "my data")
 	write(t, filepath.Join(base, "file"), "x")
+	write(t, filepath.Join(base, "www", "index.json"), `{"format":1,"site":"mine"}`)
+	write(t, filepath.Join(base, "www", "photos", "a.txt"), "a")
 	for _, tc := range []struct{ out, want string }{
 		{"", "--out: empty path"},
 		{"/", "the file system root cannot be replaced"},
 		{"mine", "--out mine exists, is not empty and holds no upgraph generation"},
 		{"file", "exists and is not a directory"},
+		// Another program's index.json is not a generation, and --force
+		// does not make it one.
+		{"www", "--out www exists, is not empty and holds no upgraph generation"},
 	} {
-		_, stderr, code := run(t, base, nil, "generate", "--demo", "--out", tc.out)
-		if code == 0 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("--out %q: exit %d, stderr %q, want %q", tc.out, code, stderr, tc.want)
+		for _, force := range []bool{false, true} {
+			args := []string{"generate", "--demo", "--out", tc.out}
+			if force {
+				args = append(args, "--force")
+			}
+			_, stderr, code := run(t, base, nil, args...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%v: exit %d, stderr %q, want %q", args, code, stderr, tc.want)
+			}
 		}
+	}
+	if got := treeDigest(t, filepath.Join(base, "www")); len(got) != 2 {
+		t.Errorf("a refused web site's files: %v", got)
 	}
 	if _, err := os.Stat("/.upgraph-lock"); err == nil {
 		t.Error("--out / left /.upgraph-lock")
 	}
 	entries, _ := os.ReadDir(base)
-	if len(entries) != 2 {
+	if len(entries) != 3 {
 		t.Errorf("refused outputs left files: %v", entries)
 	}
 	if data, _ := os.ReadFile(filepath.Join(base, "mine", "notes.txt")); string(data) != "my data" {

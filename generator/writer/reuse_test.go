@@ -29,7 +29,7 @@ func TestDirStoreReusesIdenticalFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s := DirStore{Dir: dir}
 	old := map[string]string{
-		"index.json":          "{}",
+		"index.json":          `{"generator":"upgraph"}`,
 		"same.json":           "unchanged bytes",
 		"graph/a/same.json":   "unchanged too",
 		"graph/a/edited.json": "original",
@@ -169,7 +169,7 @@ func openFDs(t *testing.T) int {
 func TestDirStoreHandleBudget(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s := DirStore{Dir: dir}
-	want := map[string]string{"index.json": "root"}
+	want := map[string]string{"index.json": `{"generator":"upgraph"}`}
 	for i := range 40 {
 		want[filepath.ToSlash(filepath.Join("signatures", "d"+strconv.Itoa(i), "signature-1"))] = "sig " + strconv.Itoa(i)
 	}

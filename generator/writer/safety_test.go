@@ -72,7 +72,18 @@ func TestDirStoreRefusesForeignOutputs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A web site's own index.json does not make it a generation.
+	site := filepath.Join(base, "www")
+	if err := os.MkdirAll(filepath.Join(site, "photos"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"index.json": `{"format":1,"site":"mine"}`, "photos/a.txt": "a"} {
+		if err := os.WriteFile(filepath.Join(site, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	before := snapshot(t, foreign)
+	beforeSite := snapshot(t, site)
 	emptyDir := filepath.Join(base, "empty")
 	if err := os.Mkdir(emptyDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -84,6 +95,7 @@ func TestDirStoreRefusesForeignOutputs(t *testing.T) {
 		{"", "empty path", nil},
 		{"/", "root", nil},
 		{foreign, foreign, ErrNotAGeneration},
+		{site, site, ErrNotAGeneration},
 		{filepath.Join(foreign, "notes.txt"), "not a directory", nil},
 	} {
 		_, err := DirStore{Dir: tc.dir}.Begin(context.Background())
@@ -94,7 +106,10 @@ func TestDirStoreRefusesForeignOutputs(t *testing.T) {
 	if got := snapshot(t, foreign); !maps.Equal(got, before) {
 		t.Errorf("a refused output changed: %v", got)
 	}
-	if entries, _ := os.ReadDir(base); len(entries) != 2 {
+	if got := snapshot(t, site); !maps.Equal(got, beforeSite) {
+		t.Errorf("a refused output changed: %v", got)
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 3 {
 		t.Errorf("refusals left files beside the outputs: %v", entries)
 	}
 	if _, err := os.Stat("/.upgraph-lock"); err == nil {

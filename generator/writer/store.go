@@ -6,8 +6,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -84,7 +86,7 @@ const MarkerFile = "index.json"
 
 // ErrNotAGeneration is returned (wrapped, naming the directory) when Dir
 // exists, is not empty and holds no generation.
-var ErrNotAGeneration = errors.New("exists, is not empty and holds no upgraph generation (no index.json); refusing to replace it: name a new or empty directory, or one an earlier run wrote")
+var ErrNotAGeneration = errors.New("exists, is not empty and holds no upgraph generation (no index.json that upgraph wrote); refusing to replace it: name a new or empty directory, or one an earlier run wrote")
 
 // Resolve returns the directory a DirStore for dir writes: dir made
 // absolute, through any symbolic link, checked to be a place a generation
@@ -132,7 +134,7 @@ func replaceable(dir, named string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("output %s exists and is not a directory", named)
 	}
-	if m, err := os.Lstat(filepath.Join(dir, MarkerFile)); err == nil && m.Mode().IsRegular() {
+	if HoldsGeneration(dir) {
 		return nil
 	}
 	f, err := os.Open(dir)
@@ -140,10 +142,55 @@ func replaceable(dir, named string) error {
 		return fmt.Errorf("output %s: %w", named, err)
 	}
 	defer f.Close()
-	if names, _ := f.Readdirnames(1); len(names) > 0 {
+	names, err := f.Readdirnames(1)
+	if len(names) > 0 {
 		return fmt.Errorf("output %s %w", named, ErrNotAGeneration)
 	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		// What cannot be listed cannot be known to be empty.
+		return fmt.Errorf("output %s: %w", named, err)
+	}
 	return nil
+}
+
+// GeneratorName is the "generator" every upgraph index.json names.
+const GeneratorName = "upgraph"
+
+// HoldsGeneration reports whether dir holds a generation upgraph wrote:
+// its index.json is a regular file, a JSON object whose "generator" is
+// upgraph's, whatever its format version. Another program's index.json
+// (a web site's, say) does not make a directory replaceable.
+func HoldsGeneration(dir string) bool {
+	p := filepath.Join(dir, MarkerFile)
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	// The top-level keys are read in order and "generator" comes second
+	// in upgraph's manifests, so the file table is never decoded.
+	dec := json.NewDecoder(f)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key == "generator" {
+			var name string
+			return dec.Decode(&name) == nil && name == GeneratorName
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // Begin creates the staging directory next to Dir.

@@ -125,13 +125,13 @@ func files(t *testing.T, snap map[string]string) map[string]string {
 
 var (
 	gen1 = map[string]string{
-		"index.json":                        `{"format":1}` + "\n",
+		"index.json":                        `{"format":1,"generator":"upgraph"}` + "\n",
 		"graph/amd64/stable-4.1.json":       `{"version":1}`,
 		"graph/amd64/stable-4.1/4.1.0.json": "a",
 		"graph/arm64/stable-4.1.json":       "b",
 	}
 	gen2 = map[string]string{
-		"index.json":                  `{"format":1,"n":2}` + "\n",
+		"index.json":                  `{"format":1,"generator":"upgraph","n":2}` + "\n",
 		"graph/amd64/stable-4.2.json": "c",
 		"graph/s390x/fast-4.2.json":   "",
 	}
