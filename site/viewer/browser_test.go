@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -371,7 +372,14 @@ func TestPathMatchesGo(t *testing.T) {
 			before := p.renders(t)
 			p.do(t, chromedp.SetValue(chromedp.CSS("#to"), to), chromedp.Evaluate[chromedp.Void](`document.getElementById('to').dispatchEvent(new Event('change'))`))
 			p.waitRender(t, before)
+			// A render the previous target started can complete after
+			// this one began: read the state once the hops shown end at
+			// this target (bounded; a wrong page is reported below).
 			s := p.state(t)
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && (len(s.Hops) == 0 || s.Hops[len(s.Hops)-1].To != to); {
+				time.Sleep(20 * time.Millisecond)
+				s = p.state(t)
+			}
 			found, want := goPlan(t, g, from, to)
 			if !found {
 				t.Errorf("%s → %s offered as a target but generator/path finds no path", from, to)
