@@ -68,5 +68,12 @@ bench-publish: deps
 bench-serve:
 	bash site/bench/serve.sh
 
+# The command-line reference, generated from the command definitions;
+# TestDocs fails when the committed copies are stale.
+.PHONY: docs
+docs:
+	$(GO) run ./cmd/upgraph docs --format markdown > docs/cli.md
+	$(GO) run ./cmd/upgraph docs --format man > docs/upgraph.1
+
 clean:
 	rm -rf bin out

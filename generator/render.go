@@ -18,7 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/schema"
-	"github.com/upgraph/upgraph/site/viewer"
+	"github.com/upgraph/upgraph/viewer"
 )
 
 // RenderOptions select and place the output.

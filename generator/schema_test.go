@@ -15,7 +15,7 @@ import (
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/schema"
-	"github.com/upgraph/upgraph/site/viewer"
+	"github.com/upgraph/upgraph/viewer"
 )
 
 // TestOutputMatchesSchemas: every graph file of the demo tree is a valid

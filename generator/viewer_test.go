@@ -16,7 +16,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
-	"github.com/upgraph/upgraph/site/viewer"
+	"github.com/upgraph/upgraph/viewer"
 )
 
 // summaryDoc is the content of viewer.SummaryFile.

@@ -40,7 +40,7 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "graph endpoints only: the channels to fetch (comma-separated or repeated)"},
-			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and rendering (0: the default)"},
+			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
 		}, append(guardFlags(), s3ClientFlags()...)...),
 		Action: runMirrorTree,
 	}

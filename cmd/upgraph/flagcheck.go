@@ -20,7 +20,7 @@ import (
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/registry"
 	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // Every command checks all its flags before it reads an input, opens a
@@ -287,7 +287,7 @@ func checkTreeSource(c *cli.Context, name string, bundles bool) error {
 	if scheme, _, ok := strings.Cut(spec, "://"); ok {
 		switch scheme {
 		case "s3":
-			if _, _, err := publish.ParseURL(spec); err != nil {
+			if _, _, err := s3tree.ParseURL(spec); err != nil {
 				return fmt.Errorf("--%s: %w", name, err)
 			}
 			return nil
@@ -432,7 +432,7 @@ func checkS3ClientFlags(c *cli.Context) error {
 	if r, ok, err := given(c, "region"); !ok {
 		return err
 	} else if !region.MatchString(r) {
-		return fmt.Errorf("--region %q: want a region name such as %s", r, publish.DefaultRegion)
+		return fmt.Errorf("--region %q: want a region name such as %s", r, s3tree.DefaultRegion)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/upgraph/upgraph/internal/progress"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 func publishCommand() *cli.Command {
@@ -25,11 +26,11 @@ instance or container roles). An interrupted run can simply be run again.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "endpoint", Usage: "URL of an S3-compatible store (default: AWS S3)"},
 			&cli.BoolFlag{Name: "path-style", Usage: "address buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores need it)"},
-			&cli.StringFlag{Name: "region", Usage: "region (default: from the AWS configuration, else " + publish.DefaultRegion + ")"},
-			&cli.StringFlag{Name: "headers", Usage: "YAML or JSON file of header rules tried before the built-in ones (see README)"},
+			&cli.StringFlag{Name: "region", Usage: "region (default: from the AWS configuration, else " + s3tree.DefaultRegion + ")"},
+			&cli.StringFlag{Name: "headers", Usage: "YAML or JSON file of header rules tried before the built-in ones (see docs/publishing.md)"},
 			&cli.BoolFlag{Name: "delete", Usage: "after index.json is replaced, delete objects under the prefix that the tree does not have"},
 			&cli.IntFlag{Name: "max-deletes", Value: publish.DefaultMaxDeletes, Usage: "with --delete: refuse to delete more objects than this (-1: no limit)"},
-			&cli.Float64Flag{Name: "shrink-threshold", Value: publish.DefaultShrinkThreshold, Usage: "refuse a tree that drops more than this fraction of the published releases or channels (or any architecture)"},
+			&cli.Float64Flag{Name: "shrink-threshold", Value: publish.DefaultShrinkThreshold, Usage: "refuse a tree that drops more than this fraction of the published releases, channels or per-version graphs (or any architecture)"},
 			&cli.BoolFlag{Name: "force", Usage: "publish despite the shrink guard or an unreadable published index.json"},
 			&cli.BoolFlag{Name: "verify", Usage: "check every published object's sha256 and headers (one HEAD each) instead of trusting the published index.json"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (one line per upload or deletion, with the reason) and change nothing"},
@@ -56,7 +57,7 @@ func runPublish(c *cli.Context) error {
 		return fmt.Errorf("want DIR s3://BUCKET[/PREFIX], got %d arguments (flags go before them)", c.NArg())
 	}
 	dir := c.Args().Get(0)
-	bucket, prefix, err := publish.ParseURL(c.Args().Get(1))
+	bucket, prefix, err := s3tree.ParseURL(c.Args().Get(1))
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func runPublish(c *cli.Context) error {
 			return fmt.Errorf("--headers: %w", err)
 		}
 	}
-	client, err := publish.NewClient(c.Context, publish.ClientOptions{
+	client, err := s3tree.NewClient(c.Context, s3tree.ClientOptions{
 		Endpoint: c.String("endpoint"), Region: c.String("region"), PathStyle: c.Bool("path-style"),
 		MaxAttempts: c.Int("max-attempts"),
 	})

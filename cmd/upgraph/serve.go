@@ -20,7 +20,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
-	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 func serveCommand() *cli.Command {
@@ -141,7 +141,7 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 // s3://BUCKET[/PREFIX]. A bundle given as --dir is served as one.
 func checkServeSource(cfg *serveConfig) error {
 	if cfg.s3 != "" {
-		if _, _, err := publish.ParseURL(cfg.s3); err != nil {
+		if _, _, err := s3tree.ParseURL(cfg.s3); err != nil {
 			return fmt.Errorf("--s3: %w", err)
 		}
 		return nil

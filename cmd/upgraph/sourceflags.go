@@ -20,7 +20,7 @@ func scrapeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "cache", Usage: "scrape cache directory, keyed by manifest digest (default: the user cache dir)"},
 		&cli.BoolFlag{Name: "no-cache", Usage: "read every image again and keep nothing"},
-		&cli.BoolFlag{Name: "skip-broken", Usage: "publish without tags that fail after retries (they are listed) instead of failing"},
+		&cli.BoolFlag{Name: "skip-broken", Usage: "go on without the tags that still fail after retries (each is listed) instead of failing"},
 		&cli.StringFlag{Name: "ca-file", Usage: "PEM bundle of extra trusted registry CAs"},
 		&cli.BoolFlag{Name: "plain-http", Usage: "talk plain HTTP to the registry (loopback registries already are)"},
 		&cli.StringFlag{Name: "payload-repo", Usage: "repository clusters pull scraped releases from (required for oci:)"},

@@ -12,7 +12,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // input is what Mirror reads: the selected graph, and the tree it came
@@ -27,8 +27,8 @@ type input struct {
 }
 
 // openSource reads opts.From: a tree directory, a bundle, an
-// s3://BUCKET/PREFIX a tree was published to (publish.OpenURL, with the
-// client options of publish.WithClientOptions in ctx), an http(s) host
+// s3://BUCKET/PREFIX a tree was published to (s3tree.OpenURL, with the
+// client options of s3tree.WithClientOptions in ctx), an http(s) host
 // publishing a tree (its index.json), or, when the host has no
 // index.json, a Cincinnati graph endpoint.
 func openSource(ctx context.Context, opts Options) (*input, error) {
@@ -36,8 +36,8 @@ func openSource(ctx context.Context, opts Options) (*input, error) {
 	topts := mirror.TreeOptions{Channels: opts.Channels, Arches: opts.Arches, Workers: opts.Workers, Logger: opts.Logger}
 	switch {
 	case strings.HasPrefix(from, "s3://"):
-		// The client comes from publish.WithClientOptions in ctx.
-		fsys, err := publish.OpenURL(ctx, from)
+		// The client comes from s3tree.WithClientOptions in ctx.
+		fsys, err := s3tree.OpenURL(ctx, from)
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // maxBody bounds one endpoint answer: the largest public channel graphs
@@ -46,8 +46,8 @@ func (s *Source) String() string { return s.name }
 // Open opens a tree directory, or an http(s) URL: of a static host serving
 // a tree (it has /index.json), or of a policy-engine, whose graph
 // endpoint is URL/graph unless URL already ends in /graph; or an
-// s3://BUCKET/PREFIX a tree was published to (publish.OpenURL: the client
-// options come from publish.WithClientOptions in ctx). client may be nil
+// s3://BUCKET/PREFIX a tree was published to (s3tree.OpenURL: the client
+// options come from s3tree.WithClientOptions in ctx). client may be nil
 // (one with connect and overall timeouts). ctx bounds every request made
 // through the source.
 func Open(ctx context.Context, spec string, client *http.Client) (*Source, error) {
@@ -63,7 +63,7 @@ func Open(ctx context.Context, spec string, client *http.Client) (*Source, error
 		}
 		return OpenTree(spec, os.DirFS(spec))
 	case scheme == "s3":
-		fsys, err := publish.OpenURL(ctx, spec)
+		fsys, err := s3tree.OpenURL(ctx, spec)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // BenchmarkPublish publishes a tree into an empty bucket, then publishes it
@@ -33,7 +34,7 @@ func BenchmarkPublish(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := s3test.Start(b)
-	client, err := publish.NewClient(context.Background(), publish.ClientOptions{
+	client, err := s3tree.NewClient(context.Background(), s3tree.ClientOptions{
 		Endpoint: srv.URL, PathStyle: true, Credentials: srv.Credentials(),
 	})
 	if err != nil {

@@ -24,12 +24,13 @@ import (
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
-// s3Ctx carries client options for the s3:// readers (publish.OpenURL),
+// s3Ctx carries client options for the s3:// readers (s3tree.OpenURL),
 // as the CLI's --endpoint and --path-style do.
 func (e *env) s3Ctx(t testing.TB) context.Context {
-	return publish.WithClientOptions(t.Context(), publish.ClientOptions{
+	return s3tree.WithClientOptions(t.Context(), s3tree.ClientOptions{
 		Endpoint: e.srv.URL, PathStyle: true, Credentials: e.srv.Credentials(), MaxBackoff: 5 * time.Millisecond,
 	})
 }
@@ -47,7 +48,7 @@ func (e *env) published(t testing.TB) (dir, bucket, url string) {
 func TestBucketFS(t *testing.T) {
 	e := newEnv(t)
 	dir, bucket, _ := e.published(t)
-	fsys := publish.BucketFS(t.Context(), e.client, bucket, prefix)
+	fsys := s3tree.BucketFS(t.Context(), e.client, bucket, prefix)
 	m, err := manifest.Read(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,10 +86,10 @@ func TestBucketFS(t *testing.T) {
 		t.Errorf("missing object: %v, want fs.ErrNotExist", err)
 	}
 	// A missing bucket is not a missing file.
-	if _, err := fs.ReadFile(publish.BucketFS(t.Context(), e.client, "no-such-bucket", prefix), manifest.FileName); err == nil || errors.Is(err, fs.ErrNotExist) {
+	if _, err := fs.ReadFile(s3tree.BucketFS(t.Context(), e.client, "no-such-bucket", prefix), manifest.FileName); err == nil || errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing bucket: %v, want an error other than fs.ErrNotExist", err)
 	}
-	if _, err := publish.OpenURL(t.Context(), "s3:///x"); err == nil {
+	if _, err := s3tree.OpenURL(t.Context(), "s3:///x"); err == nil {
 		t.Error("OpenURL without a bucket: no error")
 	}
 }

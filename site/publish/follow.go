@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // FollowOptions configure Follow.
@@ -81,13 +83,13 @@ func Follow(ctx context.Context, h *site.Handler, o FollowOptions) (*Follower, e
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.Prefix = trimSlashes(o.Prefix)
+	o.Prefix = strings.Trim(o.Prefix, "/")
 	cache, err := os.MkdirTemp(o.TempDir, "upgraph-serve-s3-")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	f := &Follower{o: o, h: h, fsys: BucketFS(ctx, o.Client, o.Bucket, o.Prefix), cache: cache, cancel: cancel, done: make(chan struct{})}
+	f := &Follower{o: o, h: h, fsys: s3tree.BucketFS(ctx, o.Client, o.Bucket, o.Prefix), cache: cache, cancel: cancel, done: make(chan struct{})}
 	if err := f.Check(ctx); err != nil {
 		cancel()
 		os.RemoveAll(cache)
@@ -141,7 +143,7 @@ func (f *Follower) Check(ctx context.Context) error {
 	}
 	head, err := f.o.Client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.o.Bucket, Key: &key})
 	if err != nil {
-		err = objectErr(f.o.Bucket, key, err)
+		err = s3tree.ObjectError(f.o.Bucket, key, err)
 		f.o.Logger.Warn("checking for a new generation; still serving the previous one", "url", f.url(), "err", err)
 		return err
 	}
@@ -174,7 +176,7 @@ func (f *Follower) update(ctx context.Context) error {
 	// between, and the copy must be labelled with the ETag of its bytes.
 	out, err := f.o.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.o.Bucket, Key: &key})
 	if err != nil {
-		return objectErr(f.o.Bucket, key, err)
+		return s3tree.ObjectError(f.o.Bucket, key, err)
 	}
 	index, err := io.ReadAll(out.Body)
 	out.Body.Close()

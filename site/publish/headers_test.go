@@ -85,23 +85,3 @@ func TestLoadRules(t *testing.T) {
 		})
 	}
 }
-
-func TestParseURL(t *testing.T) {
-	tests := []struct {
-		in, bucket, prefix string
-		ok                 bool
-	}{
-		{"s3://b", "b", "", true},
-		{"s3://b/", "b", "", true},
-		{"s3://b/p/q/", "b", "p/q", true},
-		{"https://b/p", "", "", false},
-		{"s3:///p", "", "", false},
-		{"b/p", "", "", false},
-	}
-	for _, tt := range tests {
-		bucket, prefix, err := publish.ParseURL(tt.in)
-		if (err == nil) != tt.ok || bucket != tt.bucket || prefix != tt.prefix {
-			t.Errorf("ParseURL(%q) = %q, %q, %v", tt.in, bucket, prefix, err)
-		}
-	}
-}

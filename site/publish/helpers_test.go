@@ -26,6 +26,7 @@ import (
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // d4160amd is the payload digest of the demo's 4.16.0+amd64, a release every
@@ -171,7 +172,7 @@ func (e *env) fork(t testing.TB) *env {
 func attach(t testing.TB, srv *s3test.Server) *env {
 	t.Helper()
 	p := s3test.NewProxy(t, srv)
-	client, err := publish.NewClient(context.Background(), publish.ClientOptions{
+	client, err := s3tree.NewClient(context.Background(), s3tree.ClientOptions{
 		Endpoint: p.URL, PathStyle: true, Credentials: srv.Credentials(),
 		// The CLI's attempts, with short waits so fault tests stay quick.
 		MaxBackoff: 5 * time.Millisecond,

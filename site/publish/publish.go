@@ -26,7 +26,7 @@ const DefaultWorkers = 16
 type Options struct {
 	// Dir is the tree written by `upgraph generate`.
 	Dir string
-	// Client talks to the store (see NewClient); Bucket and Prefix say
+	// Client talks to the store (see s3tree.NewClient); Bucket and Prefix say
 	// where the tree goes: tree path p becomes key Prefix/p.
 	Client *s3.Client
 	Bucket string

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // Object metadata upgraph stores (sent as x-amz-meta-<name>).
@@ -63,7 +65,7 @@ func (b *bucket) get(ctx context.Context, p string) (*object, error) {
 	var lastErr error
 	for range 3 {
 		out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
-		if isNotFound(err) {
+		if s3tree.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {
@@ -89,7 +91,7 @@ func (b *bucket) get(ctx context.Context, p string) (*object, error) {
 // head reads an object's metadata; a missing object is (nil, nil).
 func (b *bucket) head(ctx context.Context, p string) (*object, error) {
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
-	if isNotFound(err) {
+	if s3tree.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -176,7 +178,7 @@ func escapeKey(k string) string {
 // remove deletes p; deleting a missing object succeeds, as on S3.
 func (b *bucket) remove(ctx context.Context, p string) error {
 	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
-	if err != nil && !isNotFound(err) {
+	if err != nil && !s3tree.IsNotFound(err) {
 		return fmt.Errorf("DELETE %s: %w", b.url(p), err)
 	}
 	return nil
@@ -206,23 +208,4 @@ func (b *bucket) list(ctx context.Context, dir string) ([]string, error) {
 func isPreconditionFailed(err error) bool {
 	var apiErr smithy.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "PreconditionFailed"
-}
-
-// isNotFound tells a missing object from a missing bucket, which must not
-// pass for a first publish.
-func isNotFound(err error) bool {
-	if err == nil {
-		return false
-	}
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		switch apiErr.ErrorCode() {
-		case "NoSuchKey", "NotFound":
-			return true
-		case "NoSuchBucket":
-			return false
-		}
-	}
-	var status interface{ HTTPStatusCode() int }
-	return errors.As(err, &status) && status.HTTPStatusCode() == 404
 }

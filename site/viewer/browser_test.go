@@ -17,7 +17,7 @@ import (
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/generator/views"
-	"github.com/upgraph/upgraph/site/viewer"
+	"github.com/upgraph/upgraph/viewer"
 )
 
 // Browser tests: the viewer of a generated demo tree, served by the real

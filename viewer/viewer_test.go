@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/site/viewer"
+	"github.com/upgraph/upgraph/viewer"
 )
 
 // TestFiles: the viewer is index.html plus files under viewer/, every file
@@ -152,7 +152,7 @@ func nodeBinary(t *testing.T) string {
 // generator/path/testdata/vectors.json, the ones the Go planner passes.
 func TestNode(t *testing.T) {
 	node := nodeBinary(t)
-	vectors, err := filepath.Abs("../../generator/path/testdata/vectors.json")
+	vectors, err := filepath.Abs("../generator/path/testdata/vectors.json")
 	if err != nil {
 		t.Fatal(err)
 	}

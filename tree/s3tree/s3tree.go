@@ -1,15 +1,26 @@
-package publish
+// Package s3tree reads a tree where it lives in S3 or an S3-compatible
+// store, s3://BUCKET/PREFIX: a read-only fs.FS over the objects under the
+// prefix (BucketFS, OpenURL), and the client it reads with (NewClient),
+// which publishing and following (site/publish) share.
+//
+// It sits beside the pipeline library and below the serving layer: the
+// readers of trees (generator/bundle, generator/graphsource) open s3://
+// sources through it without importing site.
+package s3tree
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 )
 
 // BucketFS returns a read-only file system over the objects of bucket
@@ -18,7 +29,7 @@ import (
 // listed (trees are read through their index.json). ctx bounds every
 // request made through it.
 func BucketFS(ctx context.Context, client *s3.Client, bucket, prefix string) fs.FS {
-	return &bucketFS{ctx: ctx, client: client, bucket: bucket, prefix: trimSlashes(prefix)}
+	return &bucketFS{ctx: ctx, client: client, bucket: bucket, prefix: strings.Trim(prefix, "/")}
 }
 
 type bucketFS struct {
@@ -28,16 +39,6 @@ type bucketFS struct {
 }
 
 var _ fs.ReadFileFS = (*bucketFS)(nil)
-
-func trimSlashes(s string) string {
-	for len(s) > 0 && s[0] == '/' {
-		s = s[1:]
-	}
-	for len(s) > 0 && s[len(s)-1] == '/' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
 
 func (b *bucketFS) key(name string) string {
 	if b.prefix == "" {
@@ -58,7 +59,7 @@ func (b *bucketFS) get(name string) ([]byte, time.Time, error) {
 	key := b.key(name)
 	out, err := b.client.GetObject(b.ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
 	if err != nil {
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: name, Err: objectErr(b.bucket, key, err)}
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: name, Err: ObjectError(b.bucket, key, err)}
 	}
 	defer out.Body.Close()
 	data, err := io.ReadAll(out.Body)
@@ -72,13 +73,34 @@ func (b *bucketFS) get(name string) ([]byte, time.Time, error) {
 	return data, mod, nil
 }
 
-// objectErr wraps fs.ErrNotExist for a missing object (isNotFound: not
+// ObjectError names the object s3://BUCKET/KEY in an error of a request
+// about it, wrapping fs.ErrNotExist for a missing object (IsNotFound: not
 // a missing bucket), so that callers see "file does not exist".
-func objectErr(bucket, key string, err error) error {
-	if isNotFound(err) {
+func ObjectError(bucket, key string, err error) error {
+	if IsNotFound(err) {
 		return fmt.Errorf("s3://%s/%s: %w", bucket, key, fs.ErrNotExist)
 	}
 	return fmt.Errorf("s3://%s/%s: %w", bucket, key, err)
+}
+
+// IsNotFound reports whether err answers a request about a missing
+// object, told from a missing bucket, which must not pass for a first
+// publish.
+func IsNotFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "NoSuchKey", "NotFound":
+			return true
+		case "NoSuchBucket":
+			return false
+		}
+	}
+	var status interface{ HTTPStatusCode() int }
+	return errors.As(err, &status) && status.HTTPStatusCode() == 404
 }
 
 func (b *bucketFS) Open(name string) (fs.File, error) {

@@ -1,4 +1,4 @@
-package publish
+package s3tree
 
 import (
 	"context"

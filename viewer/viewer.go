@@ -7,6 +7,12 @@
 // web/ holds the viewer's own sources; assets/ the minified third-party
 // files, copied from the npm packages pinned in package-lock.json by
 // build.sh and checked in, so building needs neither npm nor the network.
+//
+// generator.Render writes these files into the trees it renders; the
+// serving layer serves them as any file of a tree. The package imports
+// nothing of the serving layer, so that the pipeline library does not
+// either; the browser tests, which serve a tree with package site, are in
+// site/viewer.
 package viewer
 
 import (

@@ -1,0 +1,125 @@
+package s3tree_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/tree/s3tree"
+)
+
+// TestBucketFS reads objects under a prefix however the prefix is
+// slashed, as whole files with their size and modification time; a
+// missing object is fs.ErrNotExist, a missing bucket is not, and names
+// fs.ValidPath refuses are fs.ErrInvalid without a request.
+func TestBucketFS(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	files := map[string][]byte{"index.json": []byte(`{"format":1}`), "graph/amd64/stable-4.16.json": []byte("{}\n")}
+	for name, data := range files {
+		srv.Put(t, bucket, "upgraph/v1/"+name, data)
+	}
+	client, err := s3tree.NewClient(t.Context(), s3tree.ClientOptions{
+		Endpoint: srv.URL, PathStyle: true, Credentials: srv.Credentials(), MaxBackoff: 5 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{"upgraph/v1", "/upgraph/v1/", "upgraph/v1//"} {
+		fsys := s3tree.BucketFS(t.Context(), client, bucket, prefix)
+		for name, want := range files {
+			if got, err := fs.ReadFile(fsys, name); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("prefix %q: ReadFile(%s) = %q, %v; want %q", prefix, name, got, err, want)
+			}
+			f, err := fsys.Open(name)
+			if err != nil {
+				t.Fatalf("prefix %q: Open(%s): %v", prefix, name, err)
+			}
+			info, err := f.Stat()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Name() != name[strings.LastIndex(name, "/")+1:] || info.Size() != int64(len(want)) || info.IsDir() ||
+				info.Mode() != 0o444 || info.ModTime().IsZero() || time.Since(info.ModTime()) > time.Hour {
+				t.Errorf("prefix %q: Stat(%s) = %s %d %v %v %v", prefix, name, info.Name(), info.Size(), info.IsDir(), info.Mode(), info.ModTime())
+			}
+			if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("prefix %q: reading %s: %q, %v", prefix, name, got, err)
+			}
+			if err := f.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+		_, err := fs.ReadFile(fsys, "graph/amd64/missing.json")
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "s3://"+bucket+"/upgraph/v1/graph/amd64/missing.json") {
+			t.Errorf("prefix %q: a missing object: %v, want fs.ErrNotExist naming its URL", prefix, err)
+		}
+	}
+	// No prefix: names are keys.
+	if got, err := fs.ReadFile(s3tree.BucketFS(t.Context(), client, bucket, ""), "upgraph/v1/index.json"); err != nil || !bytes.Equal(got, files["index.json"]) {
+		t.Errorf("no prefix: %q, %v", got, err)
+	}
+	fsys := s3tree.BucketFS(t.Context(), client, bucket, "upgraph/v1")
+	for _, name := range []string{"", ".", "/index.json", "../index.json", "graph/../index.json"} {
+		if _, err := fs.ReadFile(fsys, name); !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("ReadFile(%q): %v, want fs.ErrInvalid", name, err)
+		}
+		if _, err := fsys.Open(name); !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("Open(%q): %v, want fs.ErrInvalid", name, err)
+		}
+	}
+	_, err = fs.ReadFile(s3tree.BucketFS(t.Context(), client, "no-such-bucket", "upgraph/v1"), "index.json")
+	if err == nil || errors.Is(err, fs.ErrNotExist) || s3tree.IsNotFound(errors.Unwrap(err)) {
+		t.Errorf("a missing bucket: %v, want an error other than fs.ErrNotExist", err)
+	}
+	if s3tree.IsNotFound(nil) || s3tree.IsNotFound(errors.New("404")) {
+		t.Error("IsNotFound of an error without a status")
+	}
+}
+
+// TestOpenURL builds its client from the options in the context.
+func TestOpenURL(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	srv.Put(t, bucket, "p/index.json", []byte("{}"))
+	ctx := s3tree.WithClientOptions(t.Context(), s3tree.ClientOptions{
+		Endpoint: srv.URL, PathStyle: true, Credentials: srv.Credentials(), MaxBackoff: 5 * time.Millisecond,
+	})
+	fsys, err := s3tree.OpenURL(ctx, "s3://"+bucket+"/p/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fs.ReadFile(fsys, "index.json"); err != nil || string(got) != "{}" {
+		t.Errorf("ReadFile = %q, %v", got, err)
+	}
+	for _, url := range []string{"s3:///x", "https://" + bucket + "/p", bucket + "/p"} {
+		if _, err := s3tree.OpenURL(ctx, url); err == nil {
+			t.Errorf("OpenURL(%q): no error", url)
+		}
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	tests := []struct {
+		in, bucket, prefix string
+		ok                 bool
+	}{
+		{"s3://b", "b", "", true},
+		{"s3://b/", "b", "", true},
+		{"s3://b/p/q/", "b", "p/q", true},
+		{"https://b/p", "", "", false},
+		{"s3:///p", "", "", false},
+		{"b/p", "", "", false},
+	}
+	for _, tt := range tests {
+		bucket, prefix, err := s3tree.ParseURL(tt.in)
+		if (err == nil) != tt.ok || bucket != tt.bucket || prefix != tt.prefix {
+			t.Errorf("ParseURL(%q) = %q, %q, %v", tt.in, bucket, prefix, err)
+		}
+	}
+}
