@@ -1,9 +1,10 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/upgraph/upgraph/generator/wire"
 )
 
 // document is one channel × arch graph keyed by what a cluster sees:
@@ -23,37 +24,12 @@ func (d *document) empty() bool {
 	return len(d.nodes) == 0 && len(d.edges) == 0 && len(d.conditional) == 0
 }
 
-// wireDoc is the served format (spec §7.2). generator/mirror has a
-// decoder for it, but unexported and merging answers into one graph,
-// which would lose the per-channel view a diff needs.
-type wireDoc struct {
-	Version          *int       `json:"version"`
-	Nodes            []wireNode `json:"nodes"`
-	Edges            [][]int    `json:"edges"`
-	ConditionalEdges []struct {
-		Edges []Edge `json:"edges"`
-		Risks []Risk `json:"risks"`
-	} `json:"conditionalEdges"`
-}
-
-type wireNode struct {
-	Version  *string           `json:"version"`
-	Payload  *string           `json:"payload"`
-	Metadata map[string]string `json:"metadata"`
-}
-
 // decode reads a policy-engine graph document; name says where it came
 // from in errors.
 func decode(name string, data []byte) (*document, error) {
-	var w wireDoc
-	if err := json.Unmarshal(data, &w); err != nil {
+	w, err := wire.Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	switch {
-	case w.Version == nil:
-		return nil, fmt.Errorf("%s: not a policy-engine graph (no \"version\" key)", name)
-	case *w.Version != 1:
-		return nil, fmt.Errorf("%s: graph format version %d, want 1", name, *w.Version)
 	}
 	d := &document{
 		nodes:       make(map[string]Node, len(w.Nodes)),
@@ -61,37 +37,26 @@ func decode(name string, data []byte) (*document, error) {
 		conditional: map[Edge][]string{},
 		risks:       map[string][]Risk{},
 	}
-	versions := make([]string, len(w.Nodes))
-	for i, n := range w.Nodes {
-		if n.Version == nil || n.Payload == nil {
-			return nil, fmt.Errorf("%s: nodes[%d]: want version and payload", name, i)
-		}
-		if _, dup := d.nodes[*n.Version]; dup {
-			return nil, fmt.Errorf("%s: nodes[%d]: duplicate version %s", name, i, *n.Version)
-		}
-		versions[i] = *n.Version
-		d.nodes[*n.Version] = Node{Version: *n.Version, Payload: *n.Payload, Metadata: n.Metadata}
+	for _, n := range w.Nodes {
+		d.nodes[n.Version] = Node{Version: n.Version, Payload: n.Payload, Metadata: n.Metadata}
 	}
-	for i, e := range w.Edges {
-		if len(e) != 2 || e[0] < 0 || e[0] >= len(versions) || e[1] < 0 || e[1] >= len(versions) {
-			return nil, fmt.Errorf("%s: edges[%d]: %v is not a pair of node indices (%d nodes)", name, i, e, len(versions))
-		}
-		d.edges[Edge{versions[e[0]], versions[e[1]]}] = true
+	for _, e := range w.Edges {
+		d.edges[Edge{w.Nodes[e[0]].Version, w.Nodes[e[1]].Version}] = true
 	}
 	for _, group := range w.ConditionalEdges {
 		for _, r := range group.Risks {
-			if !slices.ContainsFunc(d.risks[r.Name], r.equal) {
+			if !slices.ContainsFunc(d.risks[r.Name], func(o Risk) bool { return equalRisks(r, o) }) {
 				d.risks[r.Name] = append(d.risks[r.Name], r)
 			}
 		}
 		for _, e := range group.Edges {
 			// An edge in two groups carries the risks of both.
-			names := d.conditional[e]
+			names := d.conditional[Edge(e)]
 			for _, r := range group.Risks {
 				names = append(names, r.Name)
 			}
 			slices.Sort(names)
-			d.conditional[e] = slices.Compact(names)
+			d.conditional[Edge(e)] = slices.Compact(names)
 		}
 	}
 	for name, defs := range d.risks {

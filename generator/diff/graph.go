@@ -50,7 +50,7 @@ func compareGraphs(channel, arch string, old, new *document) GraphDiff {
 			g.Risks.Added = append(g.Risks.Added, n...)
 		case !inNew:
 			g.Risks.Removed = append(g.Risks.Removed, o...)
-		case !slices.EqualFunc(o, n, Risk.equal):
+		case !slices.EqualFunc(o, n, equalRisks):
 			g.Risks.Changed = append(g.Risks.Changed, RiskChange{name, o, n})
 		}
 	}

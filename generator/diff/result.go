@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/upgraph/upgraph/generator/wire"
 )
 
 // Result is the difference between two sources. The zero value means no
@@ -82,24 +84,15 @@ type Edge struct {
 }
 
 // Risk is a conditional-update risk, in its served form.
-type Risk struct {
-	URL           string         `json:"url"`
-	Name          string         `json:"name"`
-	Message       string         `json:"message"`
-	MatchingRules []MatchingRule `json:"matchingRules"`
-}
+type Risk = wire.Risk
 
 // MatchingRule is one rule of a risk; PromQL is nil for "Always".
-type MatchingRule struct {
-	Type   string  `json:"type"`
-	PromQL *PromQL `json:"promql,omitempty"`
-}
+type MatchingRule = wire.MatchingRule
 
-type PromQL struct {
-	PromQL string `json:"promql"`
-}
+// PromQL is a PromQL rule's query.
+type PromQL = wire.PromQL
 
-func (r Risk) equal(o Risk) bool { return compareRisks(r, o) == 0 }
+func equalRisks(a, b Risk) bool { return compareRisks(a, b) == 0 }
 
 func compareRisks(a, b Risk) int {
 	return cmp.Or(
@@ -108,14 +101,7 @@ func compareRisks(a, b Risk) int {
 }
 
 func compareRules(a, b MatchingRule) int {
-	return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.promql(), b.promql()), cmpBool(a.PromQL != nil, b.PromQL != nil))
-}
-
-func (m MatchingRule) promql() string {
-	if m.PromQL == nil {
-		return ""
-	}
-	return m.PromQL.PromQL
+	return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.Query(), b.Query()), cmpBool(a.PromQL != nil, b.PromQL != nil))
 }
 
 func cmpBool(a, b bool) int {

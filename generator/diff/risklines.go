@@ -59,7 +59,7 @@ func (g *GraphDiff) riskLines() []line {
 func riskFields(sign byte, r Risk) []line {
 	ls := []line{{sign: sign, text: "url: " + r.URL}, {sign: sign, text: "message: " + strconv.Quote(r.Message)}}
 	for i, m := range r.MatchingRules {
-		ls = append(ls, line{sign: sign, text: fmt.Sprintf("matchingRules[%d]: %s", i, m)})
+		ls = append(ls, line{sign: sign, text: fmt.Sprintf("matchingRules[%d]: %s", i, ruleText(m))})
 	}
 	return ls
 }
@@ -98,7 +98,7 @@ func riskJSON(r Risk) string {
 	return string(b)
 }
 
-func (m MatchingRule) String() string {
+func ruleText(m MatchingRule) string {
 	if m.PromQL == nil {
 		return m.Type
 	}

@@ -51,3 +51,23 @@ func BenchmarkFind(b *testing.B) {
 	// CPU time, GC included, is steadier than wall time on a busy machine.
 	b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkDecode measures Decode alone on the real-scale stable-4.16
+// graph file.
+func BenchmarkDecode(b *testing.B) {
+	s, err := Open(b.Context(), realTreeDir(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	label, data, err := s.Fetch(b.Context(), "stable-4.16", "amd64")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Decode(label, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

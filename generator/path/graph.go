@@ -2,12 +2,12 @@ package path
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/generator/wire"
 )
 
 // Graph is a served channel × arch graph (or the union of several) as a
@@ -90,75 +90,33 @@ func (e Edge) RiskNames() []string {
 	return names
 }
 
-// wire is the served format (spec §7.2).
-type wire struct {
-	Version          *int       `json:"version"`
-	Nodes            []wireNode `json:"nodes"`
-	Edges            [][]int    `json:"edges"`
-	ConditionalEdges []struct {
-		Edges []struct {
-			From string `json:"from"`
-			To   string `json:"to"`
-		} `json:"edges"`
-		Risks []struct {
-			URL           string `json:"url"`
-			Name          string `json:"name"`
-			Message       string `json:"message"`
-			MatchingRules []struct {
-				Type string `json:"type"`
-			} `json:"matchingRules"`
-		} `json:"risks"`
-	} `json:"conditionalEdges"`
-}
-
-type wireNode struct {
-	Version  *string           `json:"version"`
-	Payload  *string           `json:"payload"`
-	Metadata map[string]string `json:"metadata"`
-}
-
 // Decode reads a policy-engine graph document (a tree's channel graph
 // file, or an endpoint's answer); name says where it came from in errors.
 // A conditional edge naming a version that is not a node is an error, as
 // is a malformed version or edge.
 func Decode(name string, data []byte) (*Graph, error) {
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
+	w, err := wire.Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	switch {
-	case w.Version == nil:
-		return nil, fmt.Errorf("%s: not a policy-engine graph (no \"version\" key)", name)
-	case *w.Version != 1:
-		return nil, fmt.Errorf("%s: graph format version %d, want 1", name, *w.Version)
-	}
 	b := newBuilder()
-	index := make([]int, len(w.Nodes))
 	for i, n := range w.Nodes {
-		if n.Version == nil || n.Payload == nil {
-			return nil, fmt.Errorf("%s: nodes[%d]: want version and payload", name, i)
-		}
-		if _, dup := b.byVersion[*n.Version]; dup {
-			return nil, fmt.Errorf("%s: nodes[%d]: duplicate version %s", name, i, *n.Version)
-		}
-		k, err := b.node(Node{Version: *n.Version, Payload: *n.Payload, Metadata: n.Metadata})
-		if err != nil {
+		if _, err := b.node(Node{Version: n.Version, Payload: n.Payload, Metadata: n.Metadata}); err != nil {
 			return nil, fmt.Errorf("%s: nodes[%d]: %w", name, i, err)
 		}
-		index[i] = k
 	}
 	for i, e := range w.Edges {
-		if len(e) != 2 || e[0] < 0 || e[0] >= len(index) || e[1] < 0 || e[1] >= len(index) || e[0] == e[1] {
-			return nil, fmt.Errorf("%s: edges[%d]: %v is not a pair of distinct node indices (%d nodes)", name, i, e, len(index))
+		if e[0] == e[1] {
+			return nil, fmt.Errorf("%s: edges[%d]: %v is not a pair of distinct node indices (%d nodes)", name, i, e, len(w.Nodes))
 		}
-		b.edge(index[e[0]], index[e[1]], false, -1)
+		b.edge(e[0], e[1], false, -1)
 	}
 	for gi, group := range w.ConditionalEdges {
 		risks := make([]Risk, len(group.Risks))
 		for ri, r := range group.Risks {
-			risks[ri] = Risk{Name: r.Name, Message: r.Message, URL: r.URL, MatchingRules: []string{}}
-			for _, m := range r.MatchingRules {
-				risks[ri].MatchingRules = append(risks[ri].MatchingRules, m.Type)
+			risks[ri] = Risk{Name: r.Name, Message: r.Message, URL: r.URL, MatchingRules: make([]string, len(r.MatchingRules))}
+			for mi, m := range r.MatchingRules {
+				risks[ri].MatchingRules[mi] = m.Type
 			}
 		}
 		list := b.list(risks)
