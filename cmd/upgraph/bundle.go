@@ -29,7 +29,9 @@ tree (its index.json), an s3://BUCKET/PREFIX a tree was published to
 a Cincinnati graph endpoint (a URL ending in
 /graph, or a host without index.json such as upgraph serve; name its
 channels with --channels). Release signatures of the releases kept are
-carried over from trees. --payload-mirror SRC=DST replaces the repository
+carried over from trees, and so is the static viewer (index.html,
+viewer/) when the source tree has it (graph endpoints: always);
+--no-viewer leaves it out, --viewer adds it. --payload-mirror SRC=DST replaces the repository
 prefix SRC by DST, longest match first, keeping digests:
   quay.io/openshift-release-dev=registry.local:5000/ocp`,
 		Flags: append([]cli.Flag{
@@ -41,6 +43,8 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "graph endpoints only: the channels to fetch (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
+			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
+			&cli.BoolFlag{Name: "viewer", Usage: "write the static viewer even if the source tree has none"},
 		}, append(guardFlags(), s3ClientFlags()...)...),
 		Action: runMirrorTree,
 	}
@@ -55,6 +59,13 @@ func runMirrorTree(c *cli.Context) error {
 		From: c.String("from"), Out: c.String("out"), Bundle: c.String("bundle"),
 		Arches: listFlag(c, "arch"), EndpointChannels: listFlag(c, "channels"),
 		Workers: c.Int("workers"), Logger: log,
+	}
+	switch {
+	case c.Bool("viewer") && c.Bool("no-viewer"):
+		return fmt.Errorf("--viewer and --no-viewer: give one")
+	case c.Bool("viewer"), c.Bool("no-viewer"):
+		v := c.Bool("viewer")
+		opts.Viewer = &v
 	}
 	if expr := c.String("channel"); expr != "" {
 		if opts.Channels, err = regexp.Compile(expr); err != nil {

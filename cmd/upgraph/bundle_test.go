@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -164,5 +165,46 @@ func TestVerifyCLI(t *testing.T) {
 		if _, err := runApp(t.Context(), tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestMirrorViewerCLI checks mirror's viewer flags end to end: a mirror
+// keeps a --no-viewer tree without the viewer, --viewer adds it, and
+// --no-viewer removes it from a tree that has it; both at once fail.
+func TestMirrorViewerCLI(t *testing.T) {
+	work := t.TempDir()
+	with, without := filepath.Join(work, "with"), filepath.Join(work, "without")
+	if _, err := runApp(t.Context(), "generate", "--demo", "--out", with); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runApp(t.Context(), "generate", "--demo", "--no-viewer", "--out", without); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		from   string
+		flags  []string
+		viewer bool
+	}{
+		{with, nil, true},
+		{without, nil, false},
+		{without, []string{"--viewer"}, true},
+		{with, []string{"--no-viewer"}, false},
+	} {
+		out := filepath.Join(work, fmt.Sprint("out", i))
+		if msg, err := runApp(t.Context(), append([]string{"mirror", "--from", tc.from, "--out", out}, tc.flags...)...); err != nil {
+			t.Fatalf("mirror %v: %v\n%s", tc.flags, err, msg)
+		}
+		_, errHTML := os.Stat(filepath.Join(out, "index.html"))
+		_, errViewer := os.Stat(filepath.Join(out, "viewer"))
+		if got := errHTML == nil && errViewer == nil; got != tc.viewer || (errHTML == nil) != (errViewer == nil) {
+			t.Errorf("mirror --from %s %v: index.html %v, viewer/ %v; want the viewer: %v", filepath.Base(tc.from), tc.flags, errHTML, errViewer, tc.viewer)
+		}
+	}
+	if _, err := runApp(t.Context(), "mirror", "--from", with, "--out", filepath.Join(work, "both"), "--viewer", "--no-viewer"); err == nil ||
+		!strings.Contains(err.Error(), "--viewer and --no-viewer") {
+		t.Errorf("--viewer --no-viewer: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "both")); err == nil {
+		t.Error("--viewer --no-viewer wrote a tree")
 	}
 }

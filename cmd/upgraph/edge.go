@@ -14,7 +14,8 @@ func edgeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "edge",
 		Usage: "print configurations that serve a tree without Go: nginx, CloudFront",
-		Description: `Prints what answers the graph API of upgraph serve from a generated tree on
+		Description: `Prints what answers the graph API of upgraph serve (and, with nginx, its
+signatures and tree files) from a generated tree on
 hosts that cannot run Go. See site/edge/README.md for the setup and for what
 they answer differently.`,
 		Subcommands: []*cli.Command{
@@ -27,8 +28,8 @@ to run as: nginx -c FILE -p PREFIX.`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "root", Required: true, Usage: "tree written by upgraph generate (made absolute)"},
 					&cli.StringFlag{Name: "listen", Value: "8080", Usage: "argument of nginx's listen directive"},
-					&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes (default "" and /api/upgrades_info)`},
-					&cli.StringFlag{Name: "cache-control", Usage: "Cache-Control of graph responses (default: as upgraph serve)"},
+					&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes of the graph and signature routes (default "" and /api/upgrades_info)`},
+					&cli.StringFlag{Name: "cache-control", Usage: "Cache-Control of graphs and tree files (default: as upgraph serve)"},
 					&cli.BoolFlag{Name: "gzip-static", Usage: "serve FILE.gz next to FILE (only for precompressed trees)"},
 					&cli.BoolFlag{Name: "full", Usage: "print a whole nginx.conf instead of an http-block snippet"},
 					&cli.StringFlag{Name: "state-dir", Usage: "with --full: directory for pid, logs and temp files (default: nginx's -p prefix)"},

@@ -45,6 +45,10 @@ type Options struct {
 	GeneratedAt time.Time
 	// Workers bounds reading and rendering concurrency.
 	Workers int
+	// Viewer says whether the static viewer (index.html, viewer/) is
+	// written: nil keeps the source's choice, a tree's index.json listing
+	// index.html or not; a graph endpoint, which has no say, gets it.
+	Viewer *bool
 	// Check, when set, is given the manifest of what is about to be
 	// written; an error leaves the output as it was (the shrink guard).
 	Check func(next *manifest.Manifest) error
@@ -114,9 +118,11 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	}
 	built := generator.Applied(t.Graph, t.Channels, kind, gd)
 	built.Signatures = sigs
+	noViewer := !withViewer(opts.Viewer, t.Manifest)
 	render := func(store writer.Store) (err error) {
 		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
 			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
+			NoViewer: noViewer,
 		})
 		return err
 	}
@@ -143,6 +149,23 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	}
 	log.Debug("packed", "bundle", opts.Bundle, "bytes", res.Bundle.Size, "duration", time.Since(start))
 	return res, nil
+}
+
+// viewerFile is the file whose presence in index.json says a tree carries
+// the viewer (site serves the tree's static files on the same condition).
+const viewerFile = "index.html"
+
+// withViewer decides whether the mirror carries the viewer: as asked, else
+// as the source tree does (src nil: a graph endpoint, with the viewer).
+func withViewer(asked *bool, src *manifest.Manifest) bool {
+	if asked != nil {
+		return *asked
+	}
+	if src == nil {
+		return true
+	}
+	_, ok := src.Files[viewerFile]
+	return ok
 }
 
 // graphDataInput carries the source's graph-data identity into the

@@ -1,7 +1,9 @@
 package bundle
 
 import (
+	"archive/tar"
 	"bytes"
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -227,4 +232,100 @@ func manifestOf(t *testing.T, dir string) *manifest.Manifest {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestMirrorViewer checks that a mirror keeps the source tree's choice of
+// the static viewer (upgraph generate --no-viewer) unless told otherwise:
+// the files of a mirror of the demo tree generated with and without the
+// viewer, by default, with Viewer false (--no-viewer) and true (--viewer),
+// are those of the demo tree generated as the mirror should be.
+func TestMirrorViewer(t *testing.T) {
+	work := t.TempDir()
+	withDir := demoTree(t)
+	withoutDir := filepath.Join(work, "no-viewer")
+	b, err := generator.Build(t.Context(), testSources()[0].releases, testSources()[0].graphData, generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Signatures = map[string][][]byte{"sha256:" + demo4160amd64: {[]byte("sig one\x00\xff"), []byte("sig two")}}
+	if _, err := generator.Render(t.Context(), b, generator.RenderOptions{Store: writer.DirStore{Dir: withoutDir}, GeneratedAt: generatedAt, NoViewer: true}); err != nil {
+		t.Fatal(err)
+	}
+	with, without := fileList(t, withDir), fileList(t, withoutDir)
+	if !slices.Contains(with, "index.html") || !slices.ContainsFunc(with, isViewerFile) || slices.ContainsFunc(without, isViewerFile) {
+		t.Fatalf("source trees: with the viewer %v, without %v", with, without)
+	}
+	yes, no := true, false
+	for _, tc := range []struct {
+		name   string
+		from   string
+		viewer *bool
+		want   []string
+	}{
+		{"with viewer, default", withDir, nil, with},
+		{"without viewer, default", withoutDir, nil, without},
+		{"with viewer, --no-viewer", withDir, &no, without},
+		{"without viewer, --viewer", withoutDir, &yes, with},
+		{"with viewer, --viewer", withDir, &yes, with},
+		{"without viewer, --no-viewer", withoutDir, &no, without},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			res, err := Mirror(t.Context(), Options{From: tc.from, Out: out, Viewer: tc.viewer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fileList(t, out); !slices.Equal(got, tc.want) {
+				t.Errorf("files on disk:\n got %v\nwant %v", got, tc.want)
+			}
+			listed := append(slices.Collect(maps.Keys(res.Manifest.Files)), manifest.FileName)
+			if slices.Sort(listed); !slices.Equal(listed, tc.want) {
+				t.Errorf("index.json lists %v (and itself), want %v", listed, tc.want)
+			}
+			// A bundle carries the same files.
+			bundlePath := filepath.Join(t.TempDir(), "b.tar.gz")
+			if _, err := Mirror(t.Context(), Options{From: tc.from, Bundle: bundlePath, Viewer: tc.viewer}); err != nil {
+				t.Fatal(err)
+			}
+			if got := bundleFiles(t, bundlePath); !slices.Equal(got, tc.want) {
+				t.Errorf("bundle files:\n got %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func isViewerFile(name string) bool {
+	return name == "index.html" || strings.HasPrefix(name, "viewer/")
+}
+
+// fileList lists the regular files under dir, slash-separated and sorted.
+func fileList(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bundleFiles lists the regular files of a bundle, as fileList does.
+func bundleFiles(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range readEntries(t, path) {
+		if e.hdr.Typeflag == tar.TypeReg || e.hdr.Typeflag == tar.TypeLink { // identical files are links
+			out = append(out, strings.TrimPrefix(e.hdr.Name, "./"))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -167,14 +167,24 @@ func build(t testing.TB, releases source.Source, gd fs.FS, opts graphdata.Option
 	return b
 }
 
+// demoSignature is the payload digest of the demo's 4.16.0 amd64 release,
+// which the demo trees carry two signatures for.
+const demoSignature = "c5e6fcac0d4fa91794b846d0f3f87600dab240f6490f0865684206954fee6761"
+
 var (
 	demoOnce sync.Once
-	demoDir  string
+	demoDirs map[bool]string // by viewer
 	demoErr  error
 )
 
-// demoTree is the demo data's tree, rendered once for the package.
-func demoTree(t testing.TB) string {
+// demoTree is the demo data's tree with the viewer (as upgraph generate
+// writes it) and two signatures, rendered once for the package.
+func demoTree(t testing.TB) string { return demoTrees(t)[true] }
+
+// demoTreeNoViewer is demoTree generated with --no-viewer.
+func demoTreeNoViewer(t testing.TB) string { return demoTrees(t)[false] }
+
+func demoTrees(t testing.TB) map[bool]string {
 	t.Helper()
 	demoOnce.Do(func() {
 		b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
@@ -183,15 +193,21 @@ func demoTree(t testing.TB) string {
 			demoErr = err
 			return
 		}
-		demoDir = filepath.Join(testRoot, "demo")
-		_, demoErr = generator.Render(context.Background(), b, generator.RenderOptions{
-			Store: writer.DirStore{Dir: demoDir}, GeneratedAt: time.Unix(0, 0), NoViewer: true,
-		})
+		b.Signatures = map[string][][]byte{"sha256:" + demoSignature: {[]byte("sig one\x00\xff"), []byte("sig two")}}
+		demoDirs = map[bool]string{true: filepath.Join(testRoot, "demo"), false: filepath.Join(testRoot, "demo-no-viewer")}
+		for viewer, dir := range demoDirs {
+			if _, err := generator.Render(context.Background(), b, generator.RenderOptions{
+				Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: !viewer,
+			}); err != nil {
+				demoErr = err
+				return
+			}
+		}
 	})
 	if demoErr != nil {
 		t.Fatal(demoErr)
 	}
-	return demoDir
+	return demoDirs
 }
 
 // testRoot holds files shared by the package's tests.

@@ -20,10 +20,11 @@ type NginxOptions struct {
 	// Listen is the argument of nginx's listen directive: "8080",
 	// "127.0.0.1:8080", "[::]:8080".
 	Listen string
-	// Prefixes under which /graph and /v1/graph are served. nil means "" and
-	// "/api/upgrades_info", as the Go handler.
+	// Prefixes under which /graph, /v1/graph and /signatures/ are served.
+	// nil means "" and "/api/upgrades_info", as the Go handler.
 	Prefixes []string
-	// CacheControl for graph responses; "" means site.DefaultCacheControl.
+	// CacheControl for graph responses and the tree's files (index.json,
+	// the viewer), as the Go handler's; "" means site.DefaultCacheControl.
 	CacheControl string
 	// GzipStatic serves FILE.gz next to FILE when present. Only set it when
 	// the tree was precompressed; otherwise nginx compresses on the fly.
@@ -84,7 +85,8 @@ var nginxTemplate string
 var nginxTmpl = template.Must(template.New("nginx").Funcs(template.FuncMap{"q": nginxQuote}).Parse(nginxTemplate))
 
 // NginxConfig renders an nginx configuration that serves the tree at
-// opts.Root like site.Handler behind site.CORS. Call opts.Validate first
+// opts.Root like site.Handler behind site.CORS: the graph API, release
+// signatures and, when the tree carries the viewer, its files. Call opts.Validate first
 // when the options come from users.
 func NginxConfig(opts NginxOptions) string {
 	if opts.Prefixes == nil {
@@ -93,10 +95,11 @@ func NginxConfig(opts NginxOptions) string {
 	if opts.CacheControl == "" {
 		opts.CacheControl = site.DefaultCacheControl
 	}
-	var routes []string
+	var routes, sigPrefixes []string
 	for _, p := range opts.Prefixes {
 		p = strings.TrimSuffix(p, "/")
 		routes = append(routes, p+"/graph", p+"/v1/graph")
+		sigPrefixes = append(sigPrefixes, regexp.QuoteMeta(p))
 	}
 	data := struct {
 		NginxOptions
@@ -108,6 +111,12 @@ func NginxConfig(opts NginxOptions) string {
 		Vary      string
 		MediaJSON string
 		MediaV1   string
+		// Signatures is the location regex of the signature routes, under
+		// every prefix; SigCacheControl their Cache-Control.
+		Signatures      string
+		SigCacheControl string
+		// TreeTypes are the Content-Types of tree files by extension.
+		TreeTypes [][2]string
 	}{
 		NginxOptions: opts,
 		Routes:       routes,
@@ -123,6 +132,10 @@ func NginxConfig(opts NginxOptions) string {
 		Vary:      corsVary,
 		MediaJSON: site.MediaJSON,
 		MediaV1:   site.MediaV1,
+
+		Signatures:      "^(?:" + strings.Join(sigPrefixes, "|") + ")/signatures/(.*)$",
+		SigCacheControl: signatureCacheControl,
+		TreeTypes:       treeTypes,
 	}
 	var b strings.Builder
 	if err := nginxTmpl.Execute(&b, data); err != nil {
@@ -140,3 +153,17 @@ func nginxQuote(s string) string {
 var quoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
 
 type nginxMedia struct{ Name, Type string }
+
+// signatureCacheControl is what the Go handler sends with signatures,
+// which never change for a digest.
+const signatureCacheControl = "public, max-age=86400"
+
+// treeTypes are site's Content-Types of tree files (mediaTypeOf), by
+// extension; any other file is application/octet-stream.
+var treeTypes = [][2]string{
+	{site.MediaJSON, "json"},
+	{"text/html; charset=utf-8", "html"},
+	{"text/javascript; charset=utf-8", "js"},
+	{"text/css; charset=utf-8", "css"},
+	{"text/plain; charset=utf-8", "txt"},
+}

@@ -125,10 +125,26 @@ func nginxMaps() []nginxMap {
 		{"\".\" and \"..\" are valid channels no tree has; keep them out of paths.", "$upgraph_channel", "$upgraph_channel_dir", []mapEntry{
 			{".", "_"}, {"..", "_"}, {"default", "$upgraph_channel"}}},
 
+		{"Tree files (the viewer, index.json, graph files) and signatures: GET and\n# HEAD, preflights answered, other methods 405 (the file exists).",
+			"$request_method", "$upgraph_file", []mapEntry{
+				{"GET", "file"}, {"HEAD", "file"}, {"OPTIONS", "$upgraph_file_options"}, {"default", "method"}}},
+		{"", "$http_access_control_request_method", "$upgraph_file_options", []mapEntry{
+			{"", "method"}, {"default", "$upgraph_preflight"}}},
+		{"Signatures: the method, then the path (set from the location), as the Go handler.",
+			"$request_method", "$upgraph_sig_route", []mapEntry{
+				{"GET", "$upgraph_sig_valid"}, {"HEAD", "$upgraph_sig_valid"}, {"OPTIONS", "$upgraph_file_options"}, {"default", "method"}}},
+		{"", "$upgraph_sig", "$upgraph_sig_valid", []mapEntry{
+			{"~" + signaturePath, "file"}, {"default", "badsig"}}},
+
 		{"Error messages echo the offending value where nginx can reproduce it.", "$upgraph_channel", "$upgraph_channel_msg", echoEntries("channel", "upgraph_cm")},
 		{"", "$upgraph_arch", "$upgraph_arch_msg", echoEntries("arch", "upgraph_am")},
 	}
 }
+
+// signaturePath is what the Go handler accepts after /signatures/ (its
+// signaturePath and the "sha256"/"sha" check, which leave one '='):
+// anything else is 400, a valid path the tree lacks 404.
+const signaturePath = `^(?:sha256|sha)=[0-9a-f]{64}/signature-[1-9][0-9]?$`
 
 // nginxResponse is an internal location answering one error route.
 type nginxResponse struct {
@@ -165,6 +181,10 @@ func nginxResponses() []nginxResponse {
 		{Name: "cors", Status: 400, ContentType: "text/plain; charset=utf-8", Body: nginxQuote("CORS request not allowed\n"),
 			Headers: [][2]string{{"X-Content-Type-Options", "nosniff"}}},
 		{Name: "notfound", Status: 404, CORS: true, Body: emptyBody},
+		{Name: "badsig", Status: 400, ContentType: "application/json", CORS: true,
+			Body: invalid("signature path must be sha256=<hex digest>/signature-<N>")},
+		{Name: "nosig", Status: 404, ContentType: "application/json", CORS: true,
+			Body: errorBody("does_not_exist", "does not exist: @{upgraph_sig}")},
 	}
 }
 
