@@ -316,6 +316,7 @@ var flagTestBases = map[string]flagBase{
 	"mirror bundle":   {args: "mirror --from {tree} --bundle demo.tar.gz"},
 	"publish": {args: "publish --endpoint http://127.0.0.1:1 --path-style --dry-run --max-attempts 1 {tree} s3://b/p",
 		expect: baseOffline},
+	"push": {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
 }
 
 // flagBases names the base of a flag that the command's base cannot try.

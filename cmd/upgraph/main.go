@@ -56,6 +56,7 @@ func newApp() *cli.App {
 			mirrorTreeCommand(),
 			verifyCommand(),
 			publishCommand(),
+			pushCommand(),
 			docsCommand(),
 		},
 		// The global flags are checked before any command starts.
