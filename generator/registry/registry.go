@@ -80,6 +80,26 @@ type Client struct {
 	opts   Options
 }
 
+// TLSConfig trusts the system's roots and the PEM certificates in caFile
+// (nil when caFile is empty: the default configuration).
+func TLSConfig(caFile string) (*tls.Config, error) {
+	if caFile == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--ca-file %s: no PEM certificates found", caFile)
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+}
+
 // New builds a Client.
 func New(opts Options) (*Client, error) {
 	opts = opts.withDefaults()
@@ -87,19 +107,12 @@ func New(opts Options) (*Client, error) {
 	base.ResponseHeaderTimeout = opts.StallTimeout
 	base.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	base.MaxIdleConnsPerHost = 64
-	if opts.CAFile != "" {
-		pem, err := os.ReadFile(opts.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("--ca-file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ca-file %s: no PEM certificates found", opts.CAFile)
-		}
-		base.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	tlsConfig, err := TLSConfig(opts.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	if tlsConfig != nil {
+		base.TLSClientConfig = tlsConfig
 	}
 	stats := &Stats{}
 	rt := &retryTransport{inner: base, opts: opts, stats: stats}

@@ -13,8 +13,6 @@ package ocitree
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -263,19 +261,12 @@ func Annotations(m *manifest.Manifest, index []byte) map[string]string {
 // remoteOptions configure go-containerregistry as registry.Options say.
 func remoteOptions(ctx context.Context, o registry.Options) ([]remote.Option, error) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("--ca-file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ca-file %s: no PEM certificates found", o.CAFile)
-		}
-		base.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	tlsConfig, err := registry.TLSConfig(o.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	if tlsConfig != nil {
+		base.TLSClientConfig = tlsConfig
 	}
 	kc := o.Keychain
 	if kc == nil {
