@@ -128,6 +128,14 @@ func rewriteTree(dir string, extra map[string][]byte, edit func(*manifest.Manife
 	if err != nil {
 		return err
 	}
+	files[manifest.FileName] = index
+	return commitTree(dir, files)
+}
+
+// commitTree writes files into dir through writer.DirStore: an atomic
+// swap, unchanged files hard-linked from the tree it replaces, as
+// generate does.
+func commitTree(dir string, files map[string][]byte) error {
 	ctx := context.Background()
 	st, err := writer.DirStore{Dir: dir}.Begin(ctx)
 	if err != nil {
@@ -138,10 +146,6 @@ func rewriteTree(dir string, extra map[string][]byte, edit func(*manifest.Manife
 			st.Abort()
 			return err
 		}
-	}
-	if err := st.Put(ctx, manifest.FileName, index); err != nil {
-		st.Abort()
-		return err
 	}
 	return st.Commit(ctx)
 }

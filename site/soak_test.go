@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -74,24 +73,6 @@ func soakTree(n int) (map[string][]byte, error) {
 	index, err := m.Encode()
 	files[manifest.FileName] = index
 	return files, err
-}
-
-// commitTree writes files into dir through writer.DirStore: an atomic
-// swap, unchanged files hard-linked from the tree it replaces, as
-// generate does.
-func commitTree(dir string, files map[string][]byte) error {
-	ctx := context.Background()
-	st, err := writer.DirStore{Dir: dir}.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	for name, data := range files {
-		if err := st.Put(ctx, name, data); err != nil {
-			st.Abort()
-			return err
-		}
-	}
-	return st.Commit(ctx)
 }
 
 // soakKnown holds every content any generation had, by ETag.

@@ -74,9 +74,6 @@ func runGenerate(c *cli.Context) error {
 		}
 	}
 	arches := listFlag(c, "arch")
-	if c.IsSet("arch") && len(arches) == 0 {
-		return fmt.Errorf("--arch: empty list")
-	}
 	if err := firstError(
 		checkReleases(c, true), checkGraphData(c, true), checkInput(c, "signatures", wantDir),
 		checkOutputDir(c, "out"), checkList(c, "channels", channelName), checkList(c, "arch", archName),

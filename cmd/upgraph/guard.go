@@ -94,24 +94,9 @@ func previousTree(dir string) (*manifest.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(resolved)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
+	holds, err := writer.Inspect(resolved)
+	if err != nil || !holds {
 		return nil, err
-	}
-	if !st.IsDir() {
-		return nil, errors.New("exists and is not a directory")
-	}
-	if !writer.HoldsGeneration(resolved) {
-		entries, err := os.ReadDir(resolved)
-		if err != nil {
-			return nil, err
-		}
-		if len(entries) > 0 {
-			return nil, writer.ErrNotAGeneration
-		}
-		return nil, nil
 	}
 	m, err := manifest.Read(resolved)
 	if err != nil {

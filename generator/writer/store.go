@@ -122,35 +122,55 @@ func Resolve(dir string) (string, error) {
 	return abs, nil
 }
 
-// replaceable checks that dir is new, empty or a generation.
-func replaceable(dir, named string) error {
+// ErrNotADirectory is returned (wrapped) when the output exists and is not
+// a directory.
+var ErrNotADirectory = errors.New("exists and is not a directory")
+
+// Inspect tells what dir, an output as Resolve returns it, holds: nothing
+// yet or an empty directory (false, nil), a generation (true, nil), or
+// what no store replaces: ErrNotAGeneration, ErrNotADirectory, or the
+// error that kept it from being read.
+func Inspect(dir string) (generation bool, err error) {
 	st, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("output %s: %w", named, err)
+		return false, err
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("output %s exists and is not a directory", named)
+		return false, ErrNotADirectory
 	}
 	if HoldsGeneration(dir) {
-		return nil
+		return true, nil
 	}
 	f, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("output %s: %w", named, err)
+		return false, err
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(1)
 	if len(names) > 0 {
-		return fmt.Errorf("output %s %w", named, ErrNotAGeneration)
+		return false, ErrNotAGeneration
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		// What cannot be listed cannot be known to be empty.
-		return fmt.Errorf("output %s: %w", named, err)
+		return false, err
 	}
-	return nil
+	return false, nil
+}
+
+// replaceable checks that dir is new, empty or a generation; named is how
+// messages name it.
+func replaceable(dir, named string) error {
+	_, err := Inspect(dir)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotAGeneration), errors.Is(err, ErrNotADirectory):
+		return fmt.Errorf("output %s %w", named, err)
+	}
+	return fmt.Errorf("output %s: %w", named, err)
 }
 
 // GeneratorName is the "generator" every upgraph index.json names.
