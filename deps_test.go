@@ -171,7 +171,7 @@ func listPackages(t *testing.T) (string, []listedPackage) {
 		t.Fatalf("go list listed %d packages, the first outside a module", len(pkgs))
 	}
 	module := pkgs[0].Module.Path
-	for _, want := range []string{"generator", "generator/bundle", "site", "cmd/upgraph", "internal/parallel"} {
+	for _, want := range []string{"generator", "tree", "tree/bundle", "site", "cmd/upgraph", "internal/parallel"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == module+"/"+want }) {
 			t.Fatalf("go list did not list %s/%s", module, want)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/generator/views"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // Generation is one loaded output tree.
@@ -107,13 +108,18 @@ type contentSlot struct {
 // caller owns the generation: it hands it to a Handler (SetGeneration or
 // Offer), which closes it once retired, or closes it.
 func Load(dir string, log *slog.Logger) (*Generation, error) {
-	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
+	t, err := tree.OpenDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	m, err := manifest.Parse(index)
-	if err != nil {
-		return nil, fmt.Errorf("%s: index.json: %w", dir, err)
+	index, m := t.Index(), t.Manifest()
+	t.Close()
+	// Checked before the snapshot links them: a name reaching outside
+	// the tree would have it make directories there.
+	for name := range m.Files {
+		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) || treeFile(name)) {
+			return nil, fmt.Errorf("%s: index.json names %q, which is not a file of a tree", dir, name)
+		}
 	}
 	from, remove := dir, func() error { return nil }
 	if snap, rm, err := snapshot(dir, index, m); err == nil {
@@ -161,9 +167,6 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 		return nil, fmt.Errorf("index.json: generatedAt: %w", err)
 	}
 	for name, f := range m.Files {
-		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) || treeFile(name)) {
-			return nil, fmt.Errorf("index.json names %q, which is not a file of a tree", name)
-		}
 		st, err := root.Stat(name)
 		if err != nil {
 			return nil, fmt.Errorf("index.json names %s: %w", name, err)

@@ -1,11 +1,18 @@
 package site_test
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/site"
 )
 
 // snapshots lists the serve snapshots beside the tree at dir.
@@ -47,4 +54,33 @@ func (s *snapshotSampler) Stop() int64 {
 	close(s.stop)
 	s.done.Wait()
 	return s.most.Load()
+}
+
+// TestLoadRefusesNamesOutsideBeforeSnapshot: an index.json naming a file
+// outside the tree is refused before the snapshot is taken, which would
+// otherwise make the directories of such a name beside the tree.
+func TestLoadRefusesNamesOutsideBeforeSnapshot(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "tree")
+	m := manifest.Manifest{Format: manifest.Format, GeneratedAt: "2024-01-01T00:00:00Z",
+		Files: map[string]manifest.File{"../escape/x.json": {Size: 2, SHA256: manifest.SHA256([]byte("{}"))}}}
+	index, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), index, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := site.Load(dir, nil); err == nil || !strings.Contains(err.Error(), `index.json names "../escape/x.json", which is not a file of a tree`) {
+		t.Errorf("Load: %v, want the name refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "escape")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load made %s: %v", filepath.Join(base, "escape"), err)
+	}
+	if s := snapshots(t, dir); len(s) != 0 {
+		t.Errorf("left behind: %v", s)
+	}
 }

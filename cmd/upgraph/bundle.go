@@ -8,10 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/bundle"
+	"github.com/upgraph/upgraph/generator/airgap"
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree"
 )
 
 func mirrorTreeCommand() *cli.Command {
@@ -23,19 +24,14 @@ specs to their mirrors, renders the graphs again (so index.json and every
 digest describe what is written) and writes a tree (atomically) or a
 deterministic bundle with a sha256sum file beside it (FILE.sha256).
 
-SRC is a tree directory, a bundle, an http(s):// URL of a host publishing a
-tree (its index.json), an s3://BUCKET/PREFIX a tree was published to
-(upgraph publish; --endpoint, --path-style, --region as publish's), or of
-a Cincinnati graph endpoint (a URL ending in
-/graph, or a host without index.json such as upgraph serve; name its
-channels with --channels). Release signatures of the releases kept are
+SRC is ` + locationHelp + `; name an endpoint's channels with --channels. Release signatures of the releases kept are
 carried over from trees, and so is the static viewer (index.html,
 viewer/) when the source tree has it (graph endpoints: always);
 --no-viewer leaves it out, --viewer adds it. --payload-mirror SRC=DST replaces the repository
 prefix SRC by DST, longest match first, keeping digests:
   quay.io/openshift-release-dev=registry.local:5000/ocp`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "from", Required: true, Usage: "tree directory, bundle, http(s):// URL, or s3://BUCKET/PREFIX (see --endpoint)"},
+			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
 			&cli.StringFlag{Name: "bundle", Usage: "write a .tar.gz bundle (and BUNDLE.sha256)"},
 			&cli.StringFlag{Name: "channel", Usage: "only channels matching this regular expression"},
@@ -45,7 +41,7 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
 			&cli.BoolFlag{Name: "viewer", Usage: "write the static viewer even if the source tree has none"},
-		}, append(guardFlags(), s3ClientFlags()...)...),
+		}, append(guardFlags(), treeFlags()...)...),
 		Action: runMirrorTree,
 	}
 }
@@ -55,7 +51,7 @@ func runMirrorTree(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := bundle.Options{
+	opts := airgap.Options{
 		From: c.String("from"), Out: c.String("out"), Bundle: c.String("bundle"),
 		Arches: listFlag(c, "arch"), EndpointChannels: listFlag(c, "channels"),
 		Workers: c.Int("workers"), Logger: log,
@@ -84,8 +80,8 @@ func runMirrorTree(c *cli.Context) error {
 		return err
 	}
 	if err := firstError(
-		checkTreeSource(c, "from", true), checkOutputDir(c, "out"), checkOutputFile(c, "bundle"),
-		checkList(c, "arch", archName), checkList(c, "channels", channelName), checkWorkers(c), checkS3ClientFlags(c),
+		checkTreeSource("--from", c.String("from"), true), checkOutputDir(c, "out"), checkOutputFile(c, "bundle"),
+		checkList(c, "arch", archName), checkList(c, "channels", channelName), checkWorkers(c), checkTreeFlags(c),
 	); err != nil {
 		return err
 	}
@@ -105,7 +101,8 @@ func runMirrorTree(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	res, err := bundle.Mirror(s3Context(c), opts)
+	opts.Tree = treeOptions(c, log)
+	res, err := airgap.Mirror(c.Context, opts)
 	if err != nil {
 		return err
 	}
@@ -124,56 +121,81 @@ func runMirrorTree(c *cli.Context) error {
 func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "verify",
-		Usage:     "check a tree directory or bundle against its index.json",
-		ArgsUsage: "PATH",
-		Description: `Checks that index.json is consistent, that every file it lists is present
-with its size and sha256, that nothing else is there, and, for a bundle,
-that it matches PATH.sha256 when that file exists. Every bad file is named;
-the exit status is 1 if there is any.`,
+		Usage:     "check a tree, wherever it lives, against its index.json",
+		ArgsUsage: "LOCATION",
+		Description: `Checks that index.json is consistent and that every file it lists is there
+with its size and sha256. LOCATION is a tree directory, a bundle, an http(s)
+host publishing a tree, an s3://BUCKET/PREFIX, an oci://REGISTRY/REPO:TAG (or
+@sha256:DIGEST) pushed with upgraph push, or an OCI layout holding one
+(oci-layout:DIR[:TAG]). A directory must hold nothing unlisted; a bundle must
+match LOCATION.sha256 when that file exists; an image's layer must have its
+digest and index.json the digest its annotation names. Every bad file is
+named; the exit status is 1 if there is any.`,
+		Flags:  treeFlags(),
 		Action: runVerify,
 	}
 }
 
 func runVerify(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return fmt.Errorf("verify: want one PATH, got %d arguments", c.NArg())
+		return fmt.Errorf("verify: want one LOCATION, got %d arguments (flags go before it)", c.NArg())
 	}
 	p := c.Args().First()
-	sum, err := bundle.Verify(c.Context, p, bundle.Limits{})
+	if err := firstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
+		return err
+	}
+	log, err := logger(c)
+	if err != nil {
+		return err
+	}
+	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))
 	if err != nil {
 		return err
 	}
 	m := sum.Manifest
-	what := "tree"
-	if sum.Bundle {
+	what := loc.Kind.String()
+	switch {
+	case loc.Kind == tree.KindDir:
+		what = "tree"
+	case sum.Checksummed:
+		what = "bundle, checksum file matches"
+	case loc.Kind == tree.KindBundle:
 		what = "bundle, no checksum file"
-		if sum.Checksummed {
-			what = "bundle, checksum file matches"
-		}
 	}
 	fmt.Fprintf(c.App.Writer, "ok %s (%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
 		p, what, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
 	return nil
 }
 
-// serveBundle verifies and extracts a bundle into a private directory and
-// serves it; stop closes the generation and removes the directory.
-func serveBundle(c *cli.Context, h *site.Handler, file string, log *slog.Logger) (stop func(), err error) {
-	u, err := bundle.Unpack(c.Context, file, "", bundle.Limits{})
+// serveCopy serves the tree at location, not followed, from a private
+// copy, verified file by file against index.json: the directory tree.Open
+// extracts a bundle or an image into, or tree.Extract's copy of a tree
+// read file by file (http). stop closes the generation and removes the
+// copy.
+func serveCopy(c *cli.Context, h *site.Handler, location string, log *slog.Logger) (stop func(), err error) {
+	t, err := tree.Open(c.Context, location, treeOptions(c, log))
 	if err != nil {
 		return nil, err
 	}
-	g, err := site.Load(u.Dir, log)
+	local, ok := t.(tree.Local)
+	if !ok {
+		local, err = tree.Extract(c.Context, t, "")
+		t.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	g, err := site.Load(local.Dir(), log)
 	if err != nil {
-		u.Close()
+		local.Close()
 		return nil, err
 	}
 	h.SetGeneration(g)
-	log.Info("serving bundle", "bundle", file, "sha256", u.Summary.SHA256, "id", g.ID, "graphs", len(g.Manifest.Graphs), "generatedAt", g.Manifest.GeneratedAt)
+	log.Info("serving a copy", "from", location, "dir", local.Dir(), "id", g.ID, "graphs", len(g.Manifest.Graphs), "generatedAt", g.Manifest.GeneratedAt)
 	return func() {
 		g.Close()
-		if err := u.Close(); err != nil {
-			log.Warn("removing the extracted bundle", "dir", u.Dir, "err", err)
+		if err := local.Close(); err != nil {
+			log.Warn("removing the private copy", "dir", local.Dir(), "err", err)
 		}
 	}, nil
 }

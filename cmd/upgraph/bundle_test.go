@@ -155,7 +155,7 @@ func TestVerifyCLI(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"verify"}, "want one PATH"},
+		{[]string{"verify"}, "want one LOCATION"},
 		{[]string{"verify", filepath.Join(work, "none")}, "no such file"},
 		{[]string{"mirror", "--from", src, "--out", tree, "--payload-mirror", "quay.io"}, "--payload-mirror"},
 		{[]string{"mirror", "--from", src, "--out", tree, "--channel", "("}, "--channel"},

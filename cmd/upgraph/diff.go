@@ -21,12 +21,9 @@ func diffCommand() *cli.Command {
 		Name:      "diff",
 		Usage:     "compare the update graphs two trees or endpoints serve, channel × arch by channel × arch",
 		ArgsUsage: "OLD NEW",
-		Description: `OLD and NEW are each a tree directory written by upgraph generate, or an
-http(s):// URL: of a static host serving a tree (it has /index.json), or of a
-graph endpoint such as upgraph serve or upstream's (URL/graph?channel=&arch=,
-unless URL already ends in /graph), or s3://BUCKET/PREFIX a tree was published
-to (--endpoint, --path-style, --region as publish's). An endpoint cannot list its channels: they
-come from the other side's index.json, or from --channels.
+		Description: `OLD and NEW are each ` + locationHelp + `.
+An endpoint cannot list its channels: they come from the other side's
+index.json, or from --channels.
 
 Reports channels and arches added or removed, and for each channel × arch
 graph: nodes added, removed or changed (payload, metadata key by key), edges
@@ -38,7 +35,7 @@ Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "max-bytes", Value: 60000, Usage: "markdown: leave out the details of graphs past this size, so that the output fits a GitHub comment (65536 characters); 0: no limit"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (0: the default, 4)"},
-		}, s3ClientFlags()...),
+		}, treeFlags()...),
 		// 1 means "differences", so a bad flag must not exit with it.
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, diffTrouble) },
 		Action: func(c *cli.Context) error {
@@ -65,15 +62,23 @@ func runDiff(c *cli.Context) (bool, error) {
 	}
 	if err := firstError(
 		checkList(c, "channels", channelName), checkList(c, "arch", archName),
-		checkInt(c, "max-bytes", 0, "0 (no limit) or more"), checkWorkers(c), checkS3ClientFlags(c),
+		checkInt(c, "max-bytes", 0, "0 (no limit) or more"), checkWorkers(c), checkTreeFlags(c),
 	); err != nil {
+		return false, err
+	}
+	log, err := logger(c)
+	if err != nil {
 		return false, err
 	}
 	var sides [2]*diff.Source
 	for i, spec := range c.Args().Slice() {
-		if sides[i], err = diff.Open(s3Context(c), spec, diff.OpenOptions{}); err != nil {
+		if err := checkTreeSource([]string{"OLD", "NEW"}[i], spec, true); err != nil {
 			return false, err
 		}
+		if sides[i], err = openGraphSource(c, spec, log); err != nil {
+			return false, err
+		}
+		defer sides[i].Close()
 	}
 	r, err := diff.Compare(c.Context, sides[0], sides[1], diff.Options{
 		Channels: listFlag(c, "channels"), Arches: listFlag(c, "arch"), Workers: c.Int("workers"),

@@ -57,6 +57,7 @@ func diffTree(t *testing.T, without ...string) string {
 func runDiffApp(args ...string) (string, int, error) {
 	var out bytes.Buffer
 	app := &cli.App{
+		Flags:          globalFlags(),
 		Commands:       []*cli.Command{diffCommand()},
 		Writer:         &out,
 		ErrWriter:      &out,

@@ -14,9 +14,8 @@ func dotCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "dot",
 		Usage: "draw a channel × arch update graph in Graphviz's DOT language",
-		Description: `Prints the --channel × --arch graph that --source serves (a tree directory, or
-an http(s):// URL of a static host serving one or of a graph endpoint, as for
-upgraph path) as a DOT digraph, e.g. for
+		Description: `Prints the --channel × --arch graph that --source serves (` + locationHelp + `)
+as a DOT digraph, e.g. for
 
     upgraph dot --channel stable-4.16 --source out | dot -Tsvg > stable-4.16.svg
 
@@ -35,12 +34,12 @@ releases' own metadata had, so a dotted edge is one graph-data would remove,
 not proof that it existed.
 
 Output is deterministic: nodes by version, edges sorted.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "channel", Usage: "the channel, e.g. stable-4.16 (required)"},
 			&cli.StringFlag{Name: "arch", Value: policy.DefaultArch, Usage: "the architecture"},
-			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree directory, or the http(s) URL of a static host serving one or of a graph endpoint"},
+			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.BoolFlag{Name: "blocked", Usage: "also draw the edges graph-data removes, dotted grey"},
-		},
+		}, treeFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return fmt.Errorf("dot takes no arguments, got %q (flags go before them)", c.Args().Slice())
@@ -54,14 +53,19 @@ Output is deterministic: nodes by version, edges sorted.`,
 			case !policy.ArchPattern.MatchString(arch):
 				return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 			}
-			if err := checkTreeSource(c, "source", false); err != nil {
+			if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 				return err
 			}
-			src, err := path.Open(c.Context, c.String("source"), nil)
+			log, err := logger(c)
+			if err != nil {
+				return err
+			}
+			src, err := openGraphSource(c, c.String("source"), log)
 			if err != nil {
 				return fmt.Errorf("--source: %w", err)
 			}
-			g, err := src.Read(c.Context, channel, arch)
+			defer src.Close()
+			g, err := path.Read(c.Context, src, channel, arch)
 			if err != nil {
 				return err
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/registry"
 	"github.com/upgraph/upgraph/generator/source"
@@ -272,42 +271,6 @@ func checkHTTPURL(name, s string) error {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("--%s %q: want an http:// or https:// URL with a host", name, s)
-	}
-	return nil
-}
-
-// checkTreeSource checks --name, a tree to read: a directory with an
-// index.json, a bundle file when bundles, an http(s):// URL or an
-// s3://BUCKET[/PREFIX]. What is behind a URL is only known once it is read.
-func checkTreeSource(c *cli.Context, name string, bundles bool) error {
-	spec := c.String(name)
-	if spec == "" {
-		return fmt.Errorf("--%s: empty value", name)
-	}
-	if scheme, _, ok := strings.Cut(spec, "://"); ok {
-		switch scheme {
-		case "s3":
-			if _, _, err := s3tree.ParseURL(spec); err != nil {
-				return fmt.Errorf("--%s: %w", name, err)
-			}
-			return nil
-		case "http", "https":
-			return checkHTTPURL(name, spec)
-		}
-		return fmt.Errorf("--%s %q: want a directory, an http(s):// URL or s3://BUCKET[/PREFIX]", name, spec)
-	}
-	st, err := os.Stat(spec)
-	switch {
-	case err != nil:
-		return fmt.Errorf("--%s: %w", name, err)
-	case st.IsDir():
-		if _, err := os.Stat(filepath.Join(spec, manifest.FileName)); err != nil {
-			return fmt.Errorf("--%s %s: not a tree written by upgraph generate: %w", name, spec, err)
-		}
-	case !bundles:
-		return fmt.Errorf("--%s %s: not a directory (want a tree written by upgraph generate)", name, spec)
-	case !isGzip(spec):
-		return fmt.Errorf("--%s %s: neither a tree directory nor a bundle (.tar.gz)", name, spec)
 	}
 	return nil
 }

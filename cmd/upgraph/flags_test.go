@@ -312,6 +312,7 @@ var flagTestBases = map[string]flagBase{
 	"validate":        {args: "validate --graph-data {gd}"},
 	"path":            {args: "path --source {tree} --channel stable-4.16 --from 4.15.0 --to 4.16.1"},
 	"dot":             {args: "dot --source {tree} --channel stable-4.16"},
+	"verify":          {args: "verify {tree}"},
 	"mirror":          {args: "mirror --from {tree} --out out"},
 	"mirror bundle":   {args: "mirror --from {tree} --bundle demo.tar.gz"},
 	"publish": {args: "publish --endpoint http://127.0.0.1:1 --path-style --dry-run --max-attempts 1 {tree} s3://b/p",

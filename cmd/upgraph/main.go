@@ -35,15 +35,20 @@ func main() {
 	}
 }
 
+// globalFlags come before the command; logger reads them.
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
+	}
+}
+
 func newApp() *cli.App {
 	app := &cli.App{
 		Name:    "upgraph",
 		Usage:   "static Cincinnati update graphs from release images and graph-data",
 		Version: version,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
-			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
-		},
+		Flags:   globalFlags(),
 		Commands: []*cli.Command{
 			generateCommand(),
 			serveCommand(),

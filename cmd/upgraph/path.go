@@ -24,10 +24,7 @@ func pathCommand() *cli.Command {
 		Name:  "path",
 		Usage: "the update path a cautious admin would take from one release to another in a channel",
 		Description: `Prints the best update path from --from to --to in the --channel × --arch graph
-that --source serves: a tree directory written by upgraph generate, or an
-http(s):// URL of a static host serving one (it has /index.json) or of a graph
-endpoint (upgraph serve, upstream; URL/graph unless URL ends in /graph), or
-s3://BUCKET/PREFIX a tree was published to (--endpoint, --path-style, --region).
+that --source serves: ` + locationHelp + `.
 
 The best path has the fewest hops; among those, the fewest conditional hops;
 among those, the newest intermediate releases, compared from the first hop on
@@ -56,7 +53,7 @@ an unreadable source.`,
 			&cli.BoolFlag{Name: "via-eus", Usage: "also search the EUS channels between the two releases' minor versions"},
 			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-		}, s3ClientFlags()...),
+		}, treeFlags()...),
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, pathTrouble) },
 		Action: func(c *cli.Context) error {
 			found, err := runPath(c)
@@ -98,13 +95,18 @@ func runPath(c *cli.Context) (bool, error) {
 			return false, fmt.Errorf("--%s: %w", name, err)
 		}
 	}
-	if err := firstError(checkTreeSource(c, "source", false), checkS3ClientFlags(c)); err != nil {
+	if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 		return false, err
 	}
-	src, err := path.Open(s3Context(c), c.String("source"), nil)
+	log, err := logger(c)
+	if err != nil {
+		return false, err
+	}
+	src, err := openGraphSource(c, c.String("source"), log)
 	if err != nil {
 		return false, fmt.Errorf("--source: %w", err)
 	}
+	defer src.Close()
 	req := path.Request{
 		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
 		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")},
@@ -122,7 +124,7 @@ func runPath(c *cli.Context) (bool, error) {
 		return false, err
 	}
 	if !r.Found && !req.ViaEUS {
-		if tree, ok := src.Channels(); ok {
+		if tree, ok := path.Channels(src); ok {
 			if eus := path.EUSChannels(tree, req.From, req.To); len(eus) > 0 {
 				fmt.Fprintf(c.App.ErrWriter, "hint: --via-eus also searches %s\n", strings.Join(eus, ", "))
 			}

@@ -44,6 +44,7 @@ func demoTree(t *testing.T) string {
 func runCommand(cmd *cli.Command, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	app := &cli.App{
+		Flags:          globalFlags(),
 		Commands:       []*cli.Command{cmd},
 		Writer:         &out,
 		ErrWriter:      &errOut,
@@ -96,7 +97,7 @@ func TestPathCommand(t *testing.T) {
 		{"invalid channel", []string{"--channel", "Fast", "--from", "4.16.0", "--to", "4.16.1"}, 2, nil, `--channel "Fast" does not match`},
 		{"bad format", []string{"--channel", "fast-4.16", "--from", "4.16.0", "--to", "4.16.1", "--format", "yaml"}, 2, nil, "--format"},
 		{"missing flag", []string{"--channel", "fast-4.16", "--from", "4.16.0"}, 2, nil, "--to is required"},
-		{"bad source", []string{"--source", filepath.Join(dir, "index.json"), "--channel", "fast-4.16", "--from", "4.16.0", "--to", "4.16.1"}, 2, nil, "not a directory"},
+		{"bad source", []string{"--source", filepath.Join(dir, "index.json"), "--channel", "fast-4.16", "--from", "4.16.0", "--to", "4.16.1"}, 2, nil, "neither a tree directory nor a bundle"},
 		{"argument", []string{"--channel", "fast-4.16", "--from", "4.16.0", "--to", "4.16.1", "extra"}, 2, nil, "no arguments"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

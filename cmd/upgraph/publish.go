@@ -9,6 +9,7 @@ import (
 
 	"github.com/upgraph/upgraph/internal/progress"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -16,17 +17,19 @@ func publishCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "publish",
 		Usage:     "upload a generated tree to S3 or an S3-compatible store, incrementally",
-		ArgsUsage: "DIR s3://BUCKET[/PREFIX]",
-		Description: `Compares DIR/index.json with the published PREFIX/index.json and uploads only
-new or changed objects: per-version graphs and signatures first, then channel
-graphs, then index.json, so clients never see a reference to a missing
-object; with --delete, removes what the tree no longer has afterwards.
-Credentials come from the standard AWS chain (environment, ~/.aws, SSO,
-instance or container roles). An interrupted run can simply be run again.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "endpoint", Usage: "URL of an S3-compatible store (default: AWS S3)"},
-			&cli.BoolFlag{Name: "path-style", Usage: "address buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores need it)"},
-			&cli.StringFlag{Name: "region", Usage: "region (default: from the AWS configuration, else " + s3tree.DefaultRegion + ")"},
+		ArgsUsage: "SRC s3://BUCKET[/PREFIX]",
+		Description: `Compares the index.json of the tree SRC with the published PREFIX/index.json
+and uploads only new or changed objects, each checked against SRC's
+index.json: per-version graphs and signatures first, then channel graphs,
+then index.json, so clients never see a reference to a missing object; with
+--delete, removes what the tree no longer has afterwards. SRC is a tree
+directory or any location a tree is read from (a bundle, http(s)://HOST/PATH,
+s3://BUCKET/PREFIX, oci://REGISTRY/REPO:TAG or @sha256:DIGEST,
+oci-layout:DIR[:TAG]); --endpoint, --path-style and --region apply to both
+s3:// trees. Credentials come from the standard AWS chain (environment,
+~/.aws, SSO, instance or container roles). An interrupted run can simply be
+run again.`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "headers", Usage: "YAML or JSON file of header rules tried before the built-in ones (see docs/publishing.md)"},
 			&cli.BoolFlag{Name: "delete", Usage: "after index.json is replaced, delete objects under the prefix that the tree does not have"},
 			&cli.IntFlag{Name: "max-deletes", Value: publish.DefaultMaxDeletes, Usage: "with --delete: refuse to delete more objects than this (-1: no limit)"},
@@ -36,7 +39,7 @@ instance or container roles). An interrupted run can simply be run again.`,
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (one line per upload or deletion, with the reason) and change nothing"},
 			&cli.IntFlag{Name: "workers", Value: publish.DefaultWorkers, Usage: "concurrent requests (0: the default)"},
 			&cli.IntFlag{Name: "max-attempts", Value: 10, Usage: "attempts per request, with backoff, on 5xx, SlowDown and connection errors"},
-		},
+		}, treeFlags()...),
 		Action: runPublish,
 	}
 }
@@ -47,16 +50,19 @@ func runPublish(c *cli.Context) error {
 		return err
 	}
 	if err := firstError(
-		checkS3ClientFlags(c), checkInput(c, "headers", wantFile),
+		checkTreeFlags(c), checkInput(c, "headers", wantFile),
 		checkInt(c, "max-deletes", -1, "-1 (no limit), 0 or more"), checkWorkers(c),
 		checkInt(c, "max-attempts", 1, "1 or more"),
 	); err != nil {
 		return err
 	}
 	if c.NArg() != 2 {
-		return fmt.Errorf("want DIR s3://BUCKET[/PREFIX], got %d arguments (flags go before them)", c.NArg())
+		return fmt.Errorf("want SRC s3://BUCKET[/PREFIX], got %d arguments (flags go before them)", c.NArg())
 	}
-	dir := c.Args().Get(0)
+	src := c.Args().Get(0)
+	if err := checkTreeSource("SRC", src, false); err != nil {
+		return err
+	}
 	bucket, prefix, err := s3tree.ParseURL(c.Args().Get(1))
 	if err != nil {
 		return err
@@ -70,15 +76,19 @@ func runPublish(c *cli.Context) error {
 			return fmt.Errorf("--headers: %w", err)
 		}
 	}
-	client, err := s3tree.NewClient(c.Context, s3tree.ClientOptions{
-		Endpoint: c.String("endpoint"), Region: c.String("region"), PathStyle: c.Bool("path-style"),
-		MaxAttempts: c.Int("max-attempts"),
-	})
+	opts := treeOptions(c, log)
+	opts.S3.MaxAttempts = c.Int("max-attempts")
+	client, err := s3tree.NewClient(c.Context, opts.S3)
 	if err != nil {
 		return err
 	}
+	t, err := tree.Open(c.Context, src, opts)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
 	rep, err := publish.Publish(c.Context, publish.Options{
-		Dir: dir, Client: client, Bucket: bucket, Prefix: prefix, Rules: rules,
+		Tree: t, Client: client, Bucket: bucket, Prefix: prefix, Rules: rules,
 		Delete: c.Bool("delete"), MaxDeletes: c.Int("max-deletes"),
 		ShrinkThreshold: c.Float64("shrink-threshold"), Force: c.Bool("force"),
 		Verify: c.Bool("verify"), DryRun: c.Bool("dry-run"), Workers: c.Int("workers"),

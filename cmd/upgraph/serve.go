@@ -20,17 +20,25 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "serve",
-		Usage: "serve a generated tree as a Cincinnati graph API",
+		Name:      "serve",
+		Usage:     "serve a generated tree as a Cincinnati graph API",
+		ArgsUsage: "[LOCATION]",
 		Description: `Answers GET /graph?channel=&arch=&version= (and /v1/graph, /openapi, under
 each --prefix) from the tree's precomputed files, plus /healthz, /readyz and
-/metrics. A new tree swapped into DIR is picked up within --poll; one that
-does not load is skipped and the previous one keeps being served.
+/metrics. The tree is --dir DIR, --bundle FILE, --s3 s3://BUCKET/PREFIX or
+LOCATION, exactly one: any location a tree is read from (a directory, a
+bundle, http(s)://HOST/PATH, s3://BUCKET/PREFIX, oci://REGISTRY/REPO:TAG or
+@sha256:DIGEST, oci-layout:DIR[:TAG]), served as the flag of its kind.
+
+A tree directory is followed: a new tree swapped into DIR is picked up
+within --poll; one that does not load is skipped and the previous one keeps
+being served.
 
 A new generation that would drop more than --shrink-threshold of the served
 one's releases, channels or per-version graphs, or any architecture, or that
@@ -45,12 +53,14 @@ Each generation is served from a hard-link snapshot beside DIR
 once a newer one is served, and at exit; a crashed server's are removed by
 the next one.
 
-A bundle (upgraph mirror --bundle) is served with --bundle FILE, or --dir
-FILE: it is verified, extracted into a private temporary directory, which
-is removed at exit, and served as it is (restart to serve a new one).
+A bundle (upgraph mirror --bundle; --bundle FILE or --dir FILE), an image
+(oci://, oci-layout:; --ca-file, --plain-http as for push) or an http(s)
+tree is verified, every file against index.json, into a private temporary
+directory, which is removed at exit, and served as it is: restart to serve
+a new one.
 
-A tree published with upgraph publish is served with --s3 s3://BUCKET/PREFIX
-(--endpoint, --path-style, --region as publish's): every --poll, the ETag of
+A tree published with upgraph publish (--s3 s3://BUCKET/PREFIX; --endpoint,
+--path-style, --region as publish's) is followed: every --poll, the ETag of
 PREFIX/index.json is checked; a new generation is downloaded into a private
 cache directory (removed at exit) -- unchanged files are reused from the
 previous copy, the others checked against their sha256 -- and swapped in
@@ -70,19 +80,23 @@ S3; on any error the previous generation keeps being served.`,
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
 			&cli.BoolFlag{Name: "verify-ahead", Value: true, Usage: "check every file's digest in the background when a generation is loaded, rather than on each file's first request"},
 			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
-		}, s3ClientFlags()...),
+		}, treeFlags()...),
 		Action: runServe,
 	}
 }
 
 // serveConfig is serve's flags, checked.
 type serveConfig struct {
-	dir, bundle, s3 string
-	listen          string
-	prefixes        []string
-	poll            time.Duration
-	cacheBytes      int64
-	guard           *site.Guard
+	// source is the tree's location, given by flag ("--dir", "--bundle",
+	// "--s3" or "LOCATION"); kind says how it is served: a directory
+	// watched, an s3:// tree followed, anything else copied once.
+	source, flag string
+	kind         tree.Kind
+	listen       string
+	prefixes     []string
+	poll         time.Duration
+	cacheBytes   int64
+	guard        *site.Guard
 }
 
 // serveFlags checks every flag before anything is done (flagcheck.go),
@@ -90,26 +104,25 @@ type serveConfig struct {
 // break later.
 func serveFlags(c *cli.Context) (*serveConfig, error) {
 	cfg := &serveConfig{listen: c.String("listen"), poll: c.Duration("poll")}
-	var sources []string
+	sources := c.NArg()
+	if sources > 0 {
+		cfg.flag, cfg.source = "LOCATION", c.Args().First()
+	}
 	for _, name := range []string{"dir", "bundle", "s3"} {
 		v, ok, err := given(c, name)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			sources = append(sources, "--"+name)
-		}
-		switch name {
-		case "dir":
-			cfg.dir = v
-		case "bundle":
-			cfg.bundle = v
-		case "s3":
-			cfg.s3 = v
+			sources++
+			cfg.flag, cfg.source = "--"+name, v
 		}
 	}
-	if len(sources) != 1 {
-		return nil, fmt.Errorf("serve: want exactly one of --dir, --bundle and --s3, got %d", len(sources))
+	switch {
+	case c.NArg() > 1:
+		return nil, fmt.Errorf("serve: want one LOCATION, got %d arguments (flags go before it)", c.NArg())
+	case sources != 1:
+		return nil, fmt.Errorf("serve: want exactly one of --dir, --bundle and --s3, or a LOCATION, got %d", sources)
 	}
 	err := firstError(checkServeSource(cfg), checkListen("listen", cfg.listen), checkServePrefixes(c, cfg))
 	if err == nil && cfg.poll <= 0 {
@@ -131,25 +144,33 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 		err = checkListen("pprof", addr)
 	}
 	if err == nil {
-		err = checkS3ClientFlags(c)
+		err = checkTreeFlags(c)
 	}
 	return cfg, err
 }
 
-// checkServeSource checks the one of --dir, --bundle and --s3 given: a
-// tree's directory (index.json in it) or a bundle (gzip data), or an
-// s3://BUCKET[/PREFIX]. A bundle given as --dir is served as one.
+// checkServeSource checks the source given and sets its kind: LOCATION
+// as every command's tree source; --s3 an s3://BUCKET[/PREFIX]; --dir a
+// tree's directory (index.json in it) or a bundle (gzip data), served as
+// one; --bundle a bundle.
 func checkServeSource(cfg *serveConfig) error {
-	if cfg.s3 != "" {
-		if _, _, err := s3tree.ParseURL(cfg.s3); err != nil {
+	flag, p := cfg.flag, cfg.source
+	switch flag {
+	case "LOCATION":
+		if err := checkTreeSource(flag, p, false); err != nil {
+			return err
+		}
+		loc, err := tree.ParseLocation(p)
+		cfg.kind = loc.Kind
+		return err
+	case "--s3":
+		cfg.kind = tree.KindS3
+		if _, _, err := s3tree.ParseURL(p); err != nil {
 			return fmt.Errorf("--s3: %w", err)
 		}
 		return nil
 	}
-	flag, p := "--dir", cfg.dir
-	if cfg.bundle != "" {
-		flag, p = "--bundle", cfg.bundle
-	}
+	cfg.kind = tree.KindBundle
 	st, err := os.Stat(p)
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		err = pe.Err
@@ -160,6 +181,7 @@ func checkServeSource(cfg *serveConfig) error {
 	case st.IsDir() && flag == "--bundle":
 		return fmt.Errorf("--bundle %s: a directory, want a bundle written by upgraph mirror --bundle (serve a tree with --dir)", p)
 	case st.IsDir():
+		cfg.kind = tree.KindDir
 		if _, err := os.Stat(filepath.Join(p, manifest.FileName)); err != nil {
 			return fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
 		}
@@ -168,8 +190,6 @@ func checkServeSource(cfg *serveConfig) error {
 			return fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
 		}
 		return fmt.Errorf("--dir %s: neither a tree directory nor a bundle (.tar.gz)", p)
-	case flag == "--dir":
-		cfg.dir, cfg.bundle = "", p
 	}
 	return nil
 }
@@ -245,7 +265,7 @@ func runServe(c *cli.Context) error {
 		cacheBytes = -1 // site.Options: nothing kept
 	}
 	h := site.NewHandler(site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log})
-	stop, served, err := startServing(c, h, cfg, log)
+	stop, err := startServing(c, h, cfg, log)
 	if err != nil {
 		// Nothing is left behind: the listener closes, and so does every
 		// generation loaded, with its snapshot.
@@ -254,24 +274,22 @@ func runServe(c *cli.Context) error {
 		return err
 	}
 	defer stop()
-	return serveUntilDone(c, h, ln, served, log)
+	return serveUntilDone(c, h, ln, cfg.source, log)
 }
 
 // startServing loads the first generation from the source the flags name
 // and keeps following it; stop releases what that took (after h.Close).
-func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.Logger) (stop func(), served string, err error) {
-	switch {
-	case cfg.s3 != "":
-		stop, err := serveS3(c, h, cfg.s3, cfg.poll, log)
-		return stop, cfg.s3, err
-	case cfg.bundle != "":
-		stop, err := serveBundle(c, h, cfg.bundle, log)
-		return stop, cfg.bundle, err
+func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.Logger) (stop func(), err error) {
+	switch cfg.kind {
+	case tree.KindDir:
+		if err := h.Watch(c.Context, cfg.source, cfg.poll); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", cfg.flag, cfg.source, err)
+		}
+		return func() {}, nil
+	case tree.KindS3:
+		return serveS3(c, h, cfg.source, cfg.poll, log)
 	}
-	if err := h.Watch(c.Context, cfg.dir, cfg.poll); err != nil {
-		return nil, "", fmt.Errorf("--dir %s: %w", cfg.dir, err)
-	}
-	return func() {}, cfg.dir, nil
+	return serveCopy(c, h, cfg.source, log)
 }
 
 // serveUntilDone serves h on ln until the command's context ends, then

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,9 +20,14 @@ import (
 	"time"
 
 	"github.com/blang/semver/v4"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/upgraph/upgraph/generator/cvo"
 	"github.com/upgraph/upgraph/generator/manifest"
+	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/ocitree"
 )
 
 // startServe runs `upgraph serve` on a free loopback port and returns its
@@ -200,4 +211,259 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestServeLocations: `serve LOCATION` serves a tree from wherever it
+// lives -- a directory, a bundle, the real registry (oci://), an OCI
+// layout (tagged, and bare), a static HTTP host and the real S3 server --
+// and every one answers a set of requests (channel and per-version
+// graphs, a version not found, index.json, a signature, the viewer,
+// refusals, 404s; plain and gzip) exactly as `serve --dir` does on the
+// same tree: status, headers that describe the content, and bytes. The
+// private copies are gone after SIGTERM.
+func TestServeLocations(t *testing.T) {
+	work := t.TempDir()
+	env := []string{"SOURCE_DATE_EPOCH=1700000000"}
+	sigs, dir, file := filepath.Join(work, "sigs"), filepath.Join(work, "tree"), filepath.Join(work, "tree.tar.gz")
+	write(t, filepath.Join(sigs, "sha256="+hex4160amd, "signature-1"), "-----BEGIN PGP MESSAGE-----\n4.16.0 amd64")
+	if _, stderr, code := run(t, work, env, "generate", "--demo", "--signatures", sigs, "--out", dir); code != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
+	if _, err := bundle.Write(t.Context(), dir, file); err != nil {
+		t.Fatal(err)
+	}
+	reg := rt.Start(t)
+	image := "oci://" + reg.Host + "/upgraph/tree:v1"
+	if _, stderr, code := run(t, work, nil, "push", dir, image); code != 0 {
+		t.Fatalf("push: %s", stderr)
+	}
+	layoutDir := rt.WriteLayout(t, map[string]rt.Artifact{"v1": treeImage(t, dir, file)})
+	web := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer web.Close()
+	s3 := s3test.Start(t)
+	bucket := s3.NewBucket(t)
+	s3env := s3Env(work, s3)
+	s3flags := []string{"--endpoint", s3.URL, "--path-style", "--region", s3test.Region}
+	if _, stderr, code := run(t, work, s3env, append(append([]string{"publish"}, s3flags...), dir, "s3://"+bucket+"/v1")...); code != 0 {
+		t.Fatalf("publish: %s", stderr)
+	}
+
+	ref := startServeProc(t, work, nil, "--dir", dir)
+	want := serveAnswers(t, ref.addr)
+	ref.stop(t)
+	seen := map[string]bool{}
+	for _, w := range want {
+		seen[w.status] = true
+		seen[w.header.Get("Content-Encoding")] = true
+		t.Logf("%s: %s, %d bytes", w.request, w.status, len(w.body))
+	}
+	if !seen["200 OK"] || !seen["404 Not Found"] || !seen["gzip"] {
+		t.Fatalf("vacuous comparison: %v", seen)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"directory", []string{dir}},
+		{"bundle", []string{file}},
+		{"oci", []string{image}},
+		{"oci-layout tag", []string{"oci-layout:" + layoutDir + ":v1"}},
+		{"oci-layout bare", []string{layoutDir}},
+		{"http", []string{web.URL + "/"}},
+		{"s3", append(s3flags, "s3://"+bucket+"/v1")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			start := time.Now()
+			p := startServeProc(t, work, append(s3env, "TMPDIR="+tmp), tc.args...)
+			t.Logf("serving after %v", time.Since(start).Round(time.Millisecond))
+			got := serveAnswers(t, p.addr)
+			for i, w := range want {
+				if !got[i].equal(w) {
+					t.Errorf("%s:\n got %.300s\nwant %.300s", w.request, got[i], w)
+				}
+			}
+			p.stop(t)
+			emptyDir(t, tmp)
+		})
+	}
+}
+
+// TestServeLocationTampered: an image whose layer (its digest right) has
+// one file that is not the one index.json lists, and an http(s) tree with
+// one such file, are refused at start, naming the file; nothing is left
+// in TMPDIR.
+func TestServeLocationTampered(t *testing.T) {
+	work := t.TempDir()
+	dir, file := filepath.Join(work, "tree"), filepath.Join(work, "tree.tar.gz")
+	if _, stderr, code := run(t, work, nil, "generate", "--demo", "--out", dir); code != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
+	if _, err := bundle.Write(t.Context(), dir, file); err != nil {
+		t.Fatal(err)
+	}
+	victim := manifest.GraphPath("amd64", "stable-4.16")
+	tamperBundleEntry(t, file, victim)
+	reg := rt.Start(t)
+	image := "oci://" + reg.Host + "/upgraph/tree:tampered"
+	rt.Push(t, strings.TrimPrefix(image, "oci://"), treeImage(t, dir, file))
+
+	altered := filepath.Join(work, "altered")
+	copyTree(t, dir, altered)
+	data, err := os.ReadFile(filepath.Join(altered, victim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[0] ^= 0xff
+	if err := os.WriteFile(filepath.Join(altered, victim), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	web := httptest.NewServer(http.FileServer(http.Dir(altered)))
+	defer web.Close()
+
+	for _, loc := range []string{image, web.URL} {
+		tmp := t.TempDir()
+		stdout, stderr, code := run(t, work, []string{"TMPDIR=" + tmp}, "serve", "--listen", "127.0.0.1:0", loc)
+		if code != 1 || !strings.Contains(stderr, victim) || strings.Contains(stdout, "serving") {
+			t.Errorf("serve %s: exit %d, want 1 and an error naming %s:\n%s%s", loc, code, victim, stdout, stderr)
+		}
+		t.Log(stderr)
+		emptyDir(t, tmp)
+	}
+}
+
+// serveAnswer is what a request to serve got, as far as the tree decides
+// it.
+type serveAnswer struct {
+	request, status string
+	header          http.Header
+	body            string
+}
+
+func (a serveAnswer) String() string {
+	return fmt.Sprintf("%s: %s %v %q", a.request, a.status, a.header, a.body)
+}
+
+func (a serveAnswer) equal(b serveAnswer) bool {
+	return a.request == b.request && a.status == b.status && a.body == b.body && reflect.DeepEqual(a.header, b.header)
+}
+
+// serveAnswers sends the requests TestServeLocations compares to the
+// server at addr, each plain and with gzip.
+func serveAnswers(t *testing.T, addr string) []serveAnswer {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	var answers []serveAnswer
+	for _, path := range []string{
+		"/graph?channel=stable-4.16&arch=amd64",
+		"/api/upgrades_info/v1/graph?channel=fast-4.16&arch=arm64",
+		"/api/upgrades_info/v1/graph?channel=stable-4.16&arch=amd64&version=4.16.0",
+		"/graph?channel=candidate-4.16&arch=arm64&version=4.16.1",
+		"/graph?channel=stable-4.16&arch=amd64&version=9.9.9",
+		"/graph?channel=no-4.1&arch=amd64",
+		"/graph?channel=stable-4.16&arch=s390x",
+		"/graph",
+		"/index.json",
+		"/signatures/sha256=" + hex4160amd + "/signature-1",
+		"/signatures/sha256=" + hexNone + "/signature-1",
+		"/",
+		"/openapi",
+		"/no/such/file.json",
+	} {
+		for _, enc := range []string{"", "gzip"} {
+			req, err := http.NewRequest(http.MethodGet, addr+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if enc != "" {
+				req.Header.Set("Accept-Encoding", enc)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := http.Header{}
+			for _, k := range []string{"Content-Type", "Content-Encoding", "Content-Length", "Etag", "Last-Modified", "Cache-Control", "Vary"} {
+				if v := resp.Header.Values(k); v != nil {
+					h[k] = v
+				}
+			}
+			answers = append(answers, serveAnswer{request: path + " " + enc, status: resp.Status, header: h, body: string(body)})
+		}
+	}
+	return answers
+}
+
+// treeImage is the image upgraph push makes of the tree at dir, with the
+// layer file (a bundle of it, possibly altered since).
+func treeImage(t *testing.T, dir, file string) v1.Image {
+	t.Helper()
+	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := ocitree.Image(file, m, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// tamperBundleEntry rewrites the bundle file with the first byte of the
+// entry victim inverted, its size kept.
+func tamperBundleEntry(t *testing.T, file, victim string) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	tw := tar.NewWriter(zw)
+	tr := tar.NewReader(zr)
+	found := false
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Name == victim && hdr.Typeflag == tar.TypeReg {
+			data[0] ^= 0xff
+			found = true
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(tw.Close(), zw.Close()); err != nil || !found {
+		t.Fatalf("%s: %v (entry %s found: %v)", file, err, victim, found)
+	}
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

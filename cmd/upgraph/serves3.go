@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -11,26 +10,6 @@ import (
 	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
-
-// s3ClientFlags are publish's client flags, for the commands that read
-// s3:// sources.
-func s3ClientFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "endpoint", Usage: "s3:// sources: URL of an S3-compatible store (default: AWS S3)"},
-		&cli.BoolFlag{Name: "path-style", Usage: "s3:// sources: address buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores need it)"},
-		&cli.StringFlag{Name: "region", Usage: "s3:// sources: region (default: from the AWS configuration, else " + s3tree.DefaultRegion + ")"},
-	}
-}
-
-func s3ClientOptions(c *cli.Context) s3tree.ClientOptions {
-	return s3tree.ClientOptions{Endpoint: c.String("endpoint"), Region: c.String("region"), PathStyle: c.Bool("path-style")}
-}
-
-// s3Context is c.Context carrying the client flags, which the readers of
-// s3:// sources (s3tree.OpenURL) build their client with.
-func s3Context(c *cli.Context) context.Context {
-	return s3tree.WithClientOptions(c.Context, s3ClientOptions(c))
-}
 
 // serveS3 serves and follows the tree published at url (serve --s3),
 // checking for a new generation every poll; h's guard applies to each.
@@ -54,11 +33,4 @@ func serveS3(c *cli.Context, h *site.Handler, url string, poll time.Duration, lo
 			log.Warn("removing the S3 cache directory", "err", err)
 		}
 	}, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

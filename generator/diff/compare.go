@@ -174,7 +174,7 @@ func readAll(ctx context.Context, sides [2]*Source, channels, arches []string, w
 		wg.Go(func() {
 			for i := range next {
 				j := jobs[i]
-				d, err := sides[j.side].read(ctx, j.p)
+				d, err := read(ctx, sides[j.side], j.p)
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -163,10 +164,10 @@ func TestDiffOpenErrors(t *testing.T) {
 		{dir + "/missing", "no such file"},
 		{dir, "index.json"},
 		{"s3:///prefix", "want s3://BUCKET"},
-		{"ftp://host/tree", "want a directory or an http:// or https:// URL"},
+		{"ftp://host/tree", "unknown scheme ftp://: want DIR"},
 	} {
-		if _, err := Open(t.Context(), tc.spec, OpenOptions{}); err == nil || !strings.Contains(err.Error(), tc.err) {
-			t.Errorf("Open(%q): err %v, want %q", tc.spec, err, tc.err)
+		if _, err := mirror.OpenSource(t.Context(), tc.spec, mirror.SourceOptions{}); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("OpenSource(%q): err %v, want %q", tc.spec, err, tc.err)
 		}
 	}
 	// A URL with neither an index.json nor a graph endpoint fails when

@@ -13,6 +13,7 @@ import (
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
 )
@@ -59,10 +60,11 @@ func buildTree(t *testing.T, releases, graphData fs.FS) string {
 
 func open(t *testing.T, spec string) *Source {
 	t.Helper()
-	s, err := Open(t.Context(), spec, OpenOptions{})
+	s, err := mirror.OpenSource(t.Context(), spec, mirror.SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

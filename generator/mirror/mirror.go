@@ -22,6 +22,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/httpget"
+
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/internal/parallel"
@@ -69,7 +71,7 @@ func Fetch(ctx context.Context, opts Options) (*graph.Graph, error) {
 		return nil, err
 	}
 	if opts.Client == nil {
-		c := defaultClient(opts.Workers)
+		c := httpget.DefaultClient(opts.Workers)
 		defer c.CloseIdleConnections()
 		opts.Client = c
 	}
@@ -166,57 +168,15 @@ func requestURL(base, channel, arch string) string {
 }
 
 // fetchAll fetches jobs on a bounded pool and hands the answers to merge
-// in job order, whatever order they arrive in, so that the union and any
-// error it reports do not depend on timing. The first error stops the rest.
+// in job order (parallel.InOrder), so that the union and any error it
+// reports do not depend on timing. The first error stops the rest.
 func fetchAll(ctx context.Context, opts Options, jobs []job, merge func(job, *served) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		i   int
-		doc *served
-		err error
+	f := &fetcher{get: &httpget.Getter{Client: opts.Client, Attempts: opts.Attempts, Backoff: opts.Backoff, Logger: opts.Logger}}
+	err := parallel.InOrder(ctx, opts.Workers, len(jobs), func(ctx context.Context, i int) (*served, error) {
+		return f.fetch(ctx, jobs[i])
+	}, func(i int, doc *served) error { return merge(jobs[i], doc) })
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("mirror %s: %w", opts.URL, err)
 	}
-	results := make(chan result)
-	f := &fetcher{client: opts.Client, attempts: opts.Attempts, backoff: opts.Backoff, log: opts.Logger}
-	go func() {
-		defer close(results)
-		// Errors travel with the results, so the merge below decides which
-		// one is reported; cancelling ctx stops handing out jobs.
-		_ = parallel.Run(ctx, opts.Workers, len(jobs), func(ctx context.Context, _, i int) error {
-			doc, err := f.fetch(ctx, jobs[i])
-			results <- result{i, doc, err}
-			return nil
-		})
-	}()
-
-	pending := map[int]*served{}
-	merged := 0
-	var firstErr error
-	for r := range results {
-		if firstErr != nil {
-			continue // drain: workers must not block on results
-		}
-		if r.err != nil {
-			firstErr = r.err
-			cancel()
-			continue
-		}
-		pending[r.i] = r.doc
-		for doc, ok := pending[merged]; ok; doc, ok = pending[merged] {
-			delete(pending, merged)
-			if err := merge(jobs[merged], doc); err != nil {
-				firstErr = err
-				cancel()
-				break
-			}
-			merged++
-		}
-	}
-	if firstErr != nil {
-		return firstErr
-	}
-	if merged < len(jobs) {
-		return fmt.Errorf("mirror %s: %w", opts.URL, ctx.Err())
-	}
-	return nil
+	return err
 }

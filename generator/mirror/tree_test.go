@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"errors"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // TestFromTree reads a generated tree back, from its directory and over
@@ -24,12 +24,10 @@ func TestFromTree(t *testing.T) {
 	orig := generate(t, in, origDir)
 	srv := httptest.NewServer(http.FileServer(http.Dir(origDir)))
 	defer srv.Close()
-	web, err := NewHTTPTree(t.Context(), srv.URL, HTTPTreeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, fsys := range map[string]fs.FS{"dir": os.DirFS(origDir), "http": web} {
-		tr, err := FromTree(t.Context(), fsys, TreeOptions{})
+	dir := openTree(t, origDir)
+	web := openTree(t, srv.URL)
+	for name, src := range map[string]tree.Tree{"dir": dir, "http": web} {
+		tr, err := FromTree(t.Context(), src, TreeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +43,7 @@ func TestFromTree(t *testing.T) {
 		}
 	}
 
-	tr, err := FromTree(t.Context(), os.DirFS(origDir), TreeOptions{Channels: regexp.MustCompile("^stable-"), Arches: []string{"arm64"}})
+	tr, err := FromTree(t.Context(), dir, TreeOptions{Channels: regexp.MustCompile("^stable-"), Arches: []string{"arm64"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +51,25 @@ func TestFromTree(t *testing.T) {
 		t.Errorf("selection: channels %v arches %v, graph arches %v", tr.Channels, tr.Arches, tr.Graph.Arches())
 	}
 
-	if _, err := fs.ReadFile(web, "no/such.json"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file over HTTP: %v, want fs.ErrNotExist", err)
+	// A host without index.json is told from one that fails, and a file
+	// index.json does not list is not fetched.
+	if _, err := tree.Open(t.Context(), srv.URL+"/no/such", tree.Options{}); !errors.Is(err, tree.ErrNoIndex) {
+		t.Errorf("missing index.json over HTTP: %v, want tree.ErrNoIndex", err)
 	}
+	if _, err := web.ReadFile(t.Context(), "no/such.json"); err == nil || !strings.Contains(err.Error(), "no/such.json is not listed in index.json") {
+		t.Errorf("unlisted file over HTTP: %v, want an error saying it is not listed", err)
+	}
+}
+
+// openTree opens the tree at location, closed when the test ends.
+func openTree(t *testing.T, location string) tree.Tree {
+	t.Helper()
+	tr, err := tree.Open(t.Context(), location, tree.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
 }
 
 // TestFromTreeRejected checks that FromTree does not build on a file that
@@ -75,6 +89,7 @@ func TestFromTreeRejected(t *testing.T) {
 	if err := os.WriteFile(channel, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	src := openTree(t, dir)
 	for _, tc := range []struct {
 		opts TreeOptions
 		want string
@@ -83,7 +98,7 @@ func TestFromTreeRejected(t *testing.T) {
 		{TreeOptions{Arches: []string{"s390x"}}, `the tree has no arch "s390x"`},
 		{TreeOptions{Channels: regexp.MustCompile("eus")}, "no channel matches eus"},
 	} {
-		_, err := FromTree(t.Context(), os.DirFS(dir), tc.opts)
+		_, err := FromTree(t.Context(), src, tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("FromTree(%+v): %v, want an error containing %q", tc.opts, err, tc.want)
 		}

@@ -2,6 +2,8 @@ package path
 
 import (
 	"testing"
+
+	"github.com/upgraph/upgraph/generator/mirror"
 )
 
 // benchRequest is a real-scale query: 4.14 → 4.16 in stable-4.16 with
@@ -11,13 +13,14 @@ var benchRequest = Request{From: "4.14.1", To: "4.16.54", Channel: "stable-4.16"
 // BenchmarkPlan measures the algorithm alone on the union of stable-4.16,
 // eus-4.14 and eus-4.16 of the real graph-data (synthesised releases).
 func BenchmarkPlan(b *testing.B) {
-	s, err := Open(b.Context(), realTreeDir(b), nil)
+	s, err := mirror.OpenSource(b.Context(), realTreeDir(b), mirror.SourceOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.Close()
 	var graphs []*Graph
 	for _, c := range []string{"stable-4.16", "eus-4.14", "eus-4.16"} {
-		g, err := s.Read(b.Context(), c, "amd64")
+		g, err := Read(b.Context(), s, c, "amd64")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,11 +43,13 @@ func BenchmarkFind(b *testing.B) {
 	dir := realTreeDir(b)
 	cpu := cpuTime()
 	for b.Loop() {
-		s, err := Open(b.Context(), dir, nil)
+		s, err := mirror.OpenSource(b.Context(), dir, mirror.SourceOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r, err := Find(b.Context(), s, benchRequest); err != nil || !r.Found {
+		r, err := Find(b.Context(), s, benchRequest)
+		s.Close()
+		if err != nil || !r.Found {
 			b.Fatal(err)
 		}
 	}
@@ -55,10 +60,11 @@ func BenchmarkFind(b *testing.B) {
 // BenchmarkDecode measures Decode alone on the real-scale stable-4.16
 // graph file.
 func BenchmarkDecode(b *testing.B) {
-	s, err := Open(b.Context(), realTreeDir(b), nil)
+	s, err := mirror.OpenSource(b.Context(), realTreeDir(b), mirror.SourceOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.Close()
 	label, data, err := s.Fetch(b.Context(), "stable-4.16", "amd64")
 	if err != nil {
 		b.Fatal(err)

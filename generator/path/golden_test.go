@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/upgraph/upgraph/generator/mirror"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -46,10 +48,11 @@ func TestGolden(t *testing.T) {
 			} else {
 				dir = conformanceTreeDir(t)
 			}
-			s, err := Open(t.Context(), dir, nil)
+			s, err := mirror.OpenSource(t.Context(), dir, mirror.SourceOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer s.Close()
 			req := tc.req
 			req.Arch = "amd64"
 			r, err := Find(t.Context(), s, req)

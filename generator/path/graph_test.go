@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/upgraph/upgraph/generator/mirror"
 )
 
 // TestRandomAgainstBruteForce compares Plan with the literal definition
@@ -181,11 +183,12 @@ func TestEUSChannels(t *testing.T) {
 // serving it, and a policy-engine endpoint.
 func TestSources(t *testing.T) {
 	dir := conformanceTreeDir(t)
-	fromDir, err := Open(t.Context(), dir, nil)
+	fromDir, err := mirror.OpenSource(t.Context(), dir, mirror.SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := fromDir.Read(t.Context(), "stable-4.7", "amd64")
+	defer fromDir.Close()
+	want, err := Read(t.Context(), fromDir, "stable-4.7", "amd64")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +209,12 @@ func TestSources(t *testing.T) {
 	defer endpoint.Close()
 
 	for _, spec := range []string{static.URL, static.URL + "/", endpoint.URL + "/api", endpoint.URL + "/api/graph"} {
-		s, err := Open(t.Context(), spec, nil)
+		s, err := mirror.OpenSource(t.Context(), spec, mirror.SourceOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := s.Read(t.Context(), "stable-4.7", "amd64")
+		defer s.Close()
+		g, err := Read(t.Context(), s, "stable-4.7", "amd64")
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -219,12 +223,12 @@ func TestSources(t *testing.T) {
 		}) {
 			t.Errorf("%s: graph differs from the directory's", spec)
 		}
-		_, tree := s.Channels()
+		_, tree := Channels(s)
 		if tree != strings.HasPrefix(spec, static.URL) {
 			t.Errorf("%s: read as a tree: %v", spec, tree)
 		}
 	}
-	if len(queries) != 2 || queries[0] != "arch=amd64&channel=stable-4.7" {
+	if len(queries) != 2 || queries[0] != "channel=stable-4.7&arch=amd64" {
 		t.Errorf("endpoint queries: %q", queries)
 	}
 
@@ -232,13 +236,13 @@ func TestSources(t *testing.T) {
 		{"stable-9.9", "amd64", `has no channel "stable-9.9"`},
 		{"stable-4.7", "s390x", `has no arch "s390x"`},
 	} {
-		if _, err := fromDir.Read(context.Background(), tc.channel, tc.arch); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Read(context.Background(), fromDir, tc.channel, tc.arch); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Read(%s, %s): %v, want %q", tc.channel, tc.arch, err, tc.want)
 		}
 	}
 	for _, spec := range []string{dir + "/index.json", dir + "/missing", "ftp://example.com/tree"} {
-		if _, err := Open(t.Context(), spec, nil); err == nil {
-			t.Errorf("Open(%s) succeeded", spec)
+		if _, err := mirror.OpenSource(t.Context(), spec, mirror.SourceOptions{}); err == nil {
+			t.Errorf("OpenSource(%s) succeeded", spec)
 		}
 	}
 }

@@ -49,7 +49,7 @@ type ReportHop struct {
 func Find(ctx context.Context, s *Source, r Request) (*Report, error) {
 	channels := []string{r.Channel}
 	if r.ViaEUS {
-		tree, _ := s.Channels()
+		tree, _ := Channels(s)
 		for _, c := range EUSChannels(tree, r.From, r.To) {
 			if !slices.Contains(channels, c) {
 				channels = append(channels, c)
@@ -59,7 +59,7 @@ func Find(ctx context.Context, s *Source, r Request) (*Report, error) {
 	graphs := make([]*Graph, len(channels))
 	for i, c := range channels {
 		var err error
-		if graphs[i], err = s.Read(ctx, c, r.Arch); err != nil {
+		if graphs[i], err = Read(ctx, s, c, r.Arch); err != nil {
 			return nil, err
 		}
 	}

@@ -3,32 +3,21 @@ package path
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/graphsource"
+	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/version"
 )
 
-// Source is where channel graphs are read from: a tree (directory,
-// static http(s) host or s3:// bucket) or a policy-engine endpoint, as
-// generator/graphsource opens them.
-type Source struct{ *graphsource.Source }
-
-// Open opens what graphsource.Open accepts; client may be nil.
-func Open(ctx context.Context, spec string, client *http.Client) (*Source, error) {
-	s, err := graphsource.Open(ctx, spec, client)
-	if err != nil {
-		return nil, err
-	}
-	return &Source{s}, nil
-}
+// Source is where channel graphs are read from: a tree wherever it
+// lives or a graph endpoint (mirror.OpenSource).
+type Source = mirror.Source
 
 // Channels returns a tree's channels, in its index.json's order, and
 // false for an endpoint, which cannot list them.
-func (s *Source) Channels() ([]string, bool) {
+func Channels(s *Source) ([]string, bool) {
 	if !s.IsTree() {
 		return nil, false
 	}
@@ -38,7 +27,7 @@ func (s *Source) Channels() ([]string, bool) {
 // Read returns the channel × arch graph. A tree without that channel or
 // arch is an error naming those it has (an endpoint answers an empty
 // graph for a channel it does not know, as policy-engines do).
-func (s *Source) Read(ctx context.Context, channel, arch string) (*Graph, error) {
+func Read(ctx context.Context, s *Source, channel, arch string) (*Graph, error) {
 	if m := s.Manifest(); m != nil && !s.HasGraph(channel, arch) {
 		switch {
 		case !slices.Contains(m.Channels, channel):

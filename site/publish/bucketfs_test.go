@@ -2,7 +2,6 @@ package publish_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -17,22 +16,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/bundle"
+	"github.com/upgraph/upgraph/generator/airgap"
 	"github.com/upgraph/upgraph/generator/diff"
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
-// s3Ctx carries client options for the s3:// readers (s3tree.OpenURL),
-// as the CLI's --endpoint and --path-style do.
-func (e *env) s3Ctx(t testing.TB) context.Context {
-	return s3tree.WithClientOptions(t.Context(), s3tree.ClientOptions{
+// treeOpts reach s3:// trees on the test server, as the CLI's --endpoint
+// and --path-style do.
+func (e *env) treeOpts() tree.Options {
+	return tree.Options{S3: s3tree.ClientOptions{
 		Endpoint: e.srv.URL, PathStyle: true, Credentials: e.srv.Credentials(), MaxBackoff: 5 * time.Millisecond,
-	})
+	}}
 }
 
 // published publishes the demo tree to a new bucket and returns the tree
@@ -89,9 +90,6 @@ func TestBucketFS(t *testing.T) {
 	if _, err := fs.ReadFile(s3tree.BucketFS(t.Context(), e.client, "no-such-bucket", prefix), manifest.FileName); err == nil || errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing bucket: %v, want an error other than fs.ErrNotExist", err)
 	}
-	if _, err := s3tree.OpenURL(t.Context(), "s3:///x"); err == nil {
-		t.Error("OpenURL without a bucket: no error")
-	}
 }
 
 // TestBucketFSReaders: mirror --from, diff and path read s3:// as they
@@ -99,15 +97,24 @@ func TestBucketFS(t *testing.T) {
 func TestBucketFSReaders(t *testing.T) {
 	e := newEnv(t)
 	dir, _, url := e.published(t)
-	ctx := e.s3Ctx(t)
+	ctx := t.Context()
+	open := func(t *testing.T, loc string) *mirror.Source {
+		t.Helper()
+		s, err := mirror.OpenSource(ctx, loc, mirror.SourceOptions{Tree: e.treeOpts()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
 
 	t.Run("mirror", func(t *testing.T) {
 		work := t.TempDir()
 		fromDir, fromS3 := filepath.Join(work, "dir"), filepath.Join(work, "s3")
-		if _, err := bundle.Mirror(ctx, bundle.Options{From: dir, Out: fromDir}); err != nil {
+		if _, err := airgap.Mirror(ctx, airgap.Options{From: dir, Out: fromDir}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := bundle.Mirror(ctx, bundle.Options{From: url, Out: fromS3}); err != nil {
+		if _, err := airgap.Mirror(ctx, airgap.Options{From: url, Out: fromS3, Tree: e.treeOpts()}); err != nil {
 			t.Fatal(err)
 		}
 		a, b := readTree(t, fromDir), readTree(t, fromS3)
@@ -121,15 +128,7 @@ func TestBucketFSReaders(t *testing.T) {
 		}
 	})
 	t.Run("diff", func(t *testing.T) {
-		local, err := diff.Open(ctx, dir, diff.OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		remote, err := diff.Open(ctx, url, diff.OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := diff.Compare(ctx, local, remote, diff.Options{})
+		r, err := diff.Compare(ctx, open(t, dir), open(t, url), diff.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,23 +137,15 @@ func TestBucketFSReaders(t *testing.T) {
 		}
 	})
 	t.Run("path", func(t *testing.T) {
-		local, err := path.Open(ctx, dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		remote, err := path.Open(ctx, url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lc, _ := local.Channels()
-		rc, ok := remote.Channels()
+		lc, _ := path.Channels(open(t, dir))
+		rc, ok := path.Channels(open(t, url))
 		if !ok || len(rc) == 0 || strings.Join(lc, ",") != strings.Join(rc, ",") {
 			t.Errorf("channels %v over S3, want %v", rc, lc)
 		}
 	})
 	t.Run("missing", func(t *testing.T) {
 		missing := "s3://" + e.srv.NewBucket(t) + "/none"
-		if _, err := diff.Open(ctx, missing, diff.OpenOptions{}); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := mirror.OpenSource(ctx, missing, mirror.SourceOptions{Tree: e.treeOpts()}); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("diff of an empty prefix: %v, want not found", err)
 		}
 	})

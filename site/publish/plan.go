@@ -82,7 +82,7 @@ type Plan struct {
 	// still uploads, then returns it.
 	DeleteErr error
 
-	tree         *tree
+	tree         *source
 	bucket       *bucket
 	rules        *Rules
 	base         string          // digest of the published index.json, "" if none
@@ -149,7 +149,7 @@ func (p *Plan) Summary() string {
 // (see JournalPath), applies the shrink guard, checks objects the index
 // cannot vouch for, and lists the prefix for deletions. It only reads from
 // the bucket.
-func prepare(ctx context.Context, opts *Options, t *tree, b *bucket, rules *Rules, log *slog.Logger) (*Plan, error) {
+func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Rules, log *slog.Logger) (*Plan, error) {
 	p := &Plan{Bucket: b.name, Prefix: b.prefix, tree: t, bucket: b, rules: rules}
 
 	remoteIndex, err := b.get(ctx, manifest.FileName)

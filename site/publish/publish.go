@@ -13,6 +13,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // DefaultMaxDeletes is the CLI's cap on deletions per publish.
@@ -24,8 +25,10 @@ const DefaultWorkers = 16
 // Options configure Publish. The zero value of each guard is its strictest
 // setting: no deletions allowed, no shrinking allowed.
 type Options struct {
-	// Dir is the tree written by `upgraph generate`.
-	Dir string
+	// Tree is the tree to publish (see tree.Open), the caller's to close;
+	// if nil, the tree in the directory Dir (written by upgraph generate).
+	Tree tree.Tree
+	Dir  string
 	// Client talks to the store (see s3tree.NewClient); Bucket and Prefix say
 	// where the tree goes: tree path p becomes key Prefix/p.
 	Client *s3.Client
@@ -76,10 +79,12 @@ type Report struct {
 	Duration      time.Duration
 }
 
-// Publish uploads the tree in opts.Dir to the bucket, incrementally: the
-// plan compares the tree's index.json with the published one (see
-// prepare), uploads in an order that never lets a published object refer
-// to a missing one, replaces index.json last, and only then deletes.
+// Publish uploads the tree (opts.Tree, or the one in opts.Dir) to the
+// bucket, incrementally: the plan compares the tree's index.json with the
+// published one (see prepare), uploads in an order that never lets a
+// published object refer to a missing one, each checked against
+// index.json as it is read, replaces index.json last, and only then
+// deletes.
 //
 // On error the report says what was done; re-running converges.
 func Publish(ctx context.Context, opts Options) (*Report, error) {
@@ -98,11 +103,19 @@ func Publish(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	t, err := openTree(opts.Dir)
+	src := opts.Tree
+	if src == nil {
+		d, err := tree.OpenDir(opts.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		src = d
+	}
+	t, err := newSource(src)
 	if err != nil {
 		return nil, err
 	}
-	defer t.close()
 	b := &bucket{client: opts.Client, name: opts.Bucket, prefix: strings.Trim(opts.Prefix, "/")}
 
 	plan, err := prepare(ctx, &opts, t, b, rules, log)
@@ -211,7 +224,7 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 // upload stores one object with its sha256 as metadata; index.json also
 // carries the digest of the header rules.
 func (p *Plan) upload(ctx context.Context, a Action) error {
-	data, err := p.tree.read(a.Path)
+	data, err := p.tree.read(ctx, a.Path)
 	if err != nil {
 		return err
 	}

@@ -1,86 +1,61 @@
 package publish
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree"
 )
 
-// tree is the generated tree being published, read through its manifest.
-type tree struct {
-	dir      string
-	root     *os.Root
+// source is the tree being published, read through its manifest.
+type source struct {
+	tree     tree.Tree
 	index    []byte // index.json as published: the exact bytes read once
 	manifest *manifest.Manifest
 	channels map[string]bool // paths of channel × arch graphs
 }
 
-func openTree(dir string) (*tree, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	t := &tree{dir: dir, root: root, channels: map[string]bool{}}
-	indexPath := filepath.Join(dir, manifest.FileName)
-	if t.index, err = root.ReadFile(manifest.FileName); err != nil {
-		root.Close()
-		return nil, fmt.Errorf("%s: %w", indexPath, err)
-	}
-	if t.manifest, err = manifest.Parse(t.index); err != nil {
-		root.Close()
-		return nil, fmt.Errorf("%s: %w", indexPath, err)
-	}
+func newSource(t tree.Tree) (*source, error) {
+	s := &source{tree: t, index: t.Index(), manifest: t.Manifest(), channels: map[string]bool{}}
 	// Object keys come from these names: slash-separated paths inside a
 	// directory, so a manifest cannot write outside the prefix, over
 	// index.json or over the journal (dot-files are upgraph's own).
-	for name := range t.manifest.Files {
+	for name := range s.manifest.Files {
 		if !fs.ValidPath(name) || name == manifest.FileName || strings.HasPrefix(path.Base(name), ".") || strings.HasPrefix(name, ".") {
-			root.Close()
-			return nil, fmt.Errorf("%s names %q, which is not a file of a tree", indexPath, name)
+			return nil, fmt.Errorf("%s: %s names %q, which is not a file of a tree", t, manifest.FileName, name)
 		}
 	}
-	for _, g := range t.manifest.Graphs {
-		t.channels[g.Path] = true
+	for _, g := range s.manifest.Graphs {
+		s.channels[g.Path] = true
 	}
-	return t, nil
+	return s, nil
 }
 
-func (t *tree) close() { t.root.Close() }
-
-// read returns the content of p after checking it against the manifest: the
-// sha256 stored with the object must describe the bytes uploaded.
-func (t *tree) read(p string) ([]byte, error) {
+// read returns the content of p, checked against the manifest (ReadFile
+// does): the sha256 stored with the object must describe the bytes
+// uploaded.
+func (s *source) read(ctx context.Context, p string) ([]byte, error) {
 	if p == manifest.FileName {
-		return t.index, nil
+		return s.index, nil
 	}
-	want := t.manifest.Files[p]
-	data, err := t.root.ReadFile(p)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, p), err)
-	}
-	if got := manifest.SHA256(data); got != want.SHA256 || int64(len(data)) != want.Size {
-		return nil, fmt.Errorf("%s: %d bytes with sha256 %s, index.json says %d bytes with %s (did the tree change since it was generated?)",
-			filepath.Join(t.dir, p), len(data), got, want.Size, want.SHA256)
-	}
-	return data, nil
+	return s.tree.ReadFile(ctx, p)
 }
 
 // phase orders uploads so no published object refers to one not yet
 // there: leaves (per-version graphs, the empty graph, signatures) first,
 // then the channel graphs that list their versions, then index.json, which
 // lists everything.
-func (t *tree) phase(p string) int {
+func (s *source) phase(p string) int {
 	switch {
 	case p == manifest.FileName:
 		return phaseIndex
-	case t.channels[p]:
+	case s.channels[p]:
 		return phaseChannels
 	}
 	return phaseLeaves

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,14 +26,15 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/upgraph/upgraph/generator/bundle"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/tree/bundle"
 )
 
 // Scheme prefixes the references Push and Pull take: oci://HOST/REPO:TAG
@@ -280,12 +282,12 @@ func remoteOptions(ctx context.Context, o registry.Options) ([]remote.Option, er
 	}, nil
 }
 
-// Pulled is a tree read from a registry, extracted into a private
-// directory.
+// Pulled is a tree read from a registry or an OCI layout, extracted into
+// a private directory.
 type Pulled struct {
 	*bundle.Unpacked
-	// Ref is the repository with the manifest digest.
-	Ref name.Digest
+	// Digest is the image manifest's.
+	Digest v1.Hash
 }
 
 // Pull reads the tree pushed to ref (see ParseReference) and extracts it
@@ -307,16 +309,91 @@ func Pull(ctx context.Context, ref, parent string, opts Options) (*Pulled, error
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", r, err)
 	}
+	return extract(ctx, img, r.String(), parent, opts)
+}
+
+// PullLayout is Pull for an image in the OCI image layout dir: the one
+// whose org.opencontainers.image.ref.name annotation is ref, or whose
+// digest is ref ("sha256:HEX", "@sha256:HEX"), or with ref "" the only
+// upgraph tree the layout holds.
+func PullLayout(ctx context.Context, dir, ref, parent string, opts Options) (*Pulled, error) {
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	idx, err := p.ImageIndex()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	label := dir
+	if ref != "" {
+		label += ":" + strings.TrimPrefix(ref, "@")
+	}
+	var found []v1.Descriptor
+	for _, d := range im.Manifests {
+		switch {
+		case !d.MediaType.IsImage():
+		case ref == "":
+			if len(im.Manifests) == 1 || isTree(idx, d) {
+				found = append(found, d)
+			}
+		case d.Annotations[annotationRefName] == ref || d.Digest.String() == strings.TrimPrefix(ref, "@"):
+			found = append(found, d)
+		}
+	}
+	// One image under several tags is one tree.
+	slices.SortFunc(found, func(a, b v1.Descriptor) int { return strings.Compare(a.Digest.String(), b.Digest.String()) })
+	found = slices.CompactFunc(found, func(a, b v1.Descriptor) bool { return a.Digest == b.Digest })
+	switch {
+	case len(found) == 0 && ref == "":
+		return nil, fmt.Errorf("%s: the layout holds no upgraph tree", dir)
+	case len(found) == 0:
+		return nil, fmt.Errorf("%s: the layout has no image %q", dir, ref)
+	case len(found) > 1:
+		return nil, fmt.Errorf("%s: the layout holds %d images; name one (%sDIR:TAG or @sha256:DIGEST)", label, len(found), "oci-layout:")
+	}
+	img, err := idx.Image(found[0].Digest)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	return extract(ctx, img, label, parent, opts)
+}
+
+// annotationRefName names an image in an OCI layout's index (its tag).
+const annotationRefName = "org.opencontainers.image.ref.name"
+
+// isTree reports whether the image d of a layout's index is an upgraph
+// tree: by the descriptor's annotations when they were copied there, else
+// by the image manifest's (go-containerregistry's layout.AppendImage, like
+// mirroring tools, puts only the tag on the descriptor).
+func isTree(idx v1.ImageIndex, d v1.Descriptor) bool {
+	if d.Annotations[AnnotationFormat] == FormatV1 {
+		return true
+	}
+	img, err := idx.Image(d.Digest)
+	if err != nil {
+		return false
+	}
+	m, err := img.Manifest()
+	return err == nil && m.Annotations[AnnotationFormat] == FormatV1
+}
+
+// extract checks that img is an upgraph tree and extracts its layer.
+func extract(ctx context.Context, img v1.Image, label, parent string, opts Options) (*Pulled, error) {
 	m, err := img.Manifest()
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", r, err)
+		return nil, fmt.Errorf("reading %s: %w", label, err)
 	}
 	digest, err := img.Digest()
 	if err != nil {
 		return nil, err
 	}
 	if m.Annotations[AnnotationFormat] != FormatV1 || len(m.Layers) != 1 || m.Layers[0].MediaType != types.OCILayer {
-		return nil, fmt.Errorf("%s: not an upgraph tree (want annotation %s=%s and one %s layer)", r, AnnotationFormat, FormatV1, types.OCILayer)
+		return nil, fmt.Errorf("%s: not an upgraph tree (want annotation %s=%s and one %s layer)", label, AnnotationFormat, FormatV1, types.OCILayer)
 	}
 	layers, err := img.Layers()
 	if err != nil {
@@ -329,25 +406,25 @@ func Pull(ctx context.Context, ref, parent string, opts Options) (*Pulled, error
 	defer os.RemoveAll(tmp)
 	file := filepath.Join(tmp, "tree.tar.gz")
 	if err := download(layers[0], file); err != nil {
-		return nil, fmt.Errorf("%s: layer %s: %w", r, m.Layers[0].Digest, err)
+		return nil, fmt.Errorf("%s: layer %s: %w", label, m.Layers[0].Digest, err)
 	}
 	u, err := bundle.Unpack(ctx, file, parent, opts.Limits)
 	if err != nil {
 		var be *bundle.Error
 		if errors.As(err, &be) {
-			be.Path = r.String()
+			be.Path = label
 		}
 		return nil, err
 	}
 	index, err := os.ReadFile(filepath.Join(u.Dir, manifest.FileName))
 	if err == nil && manifest.Digest(index) != m.Annotations[AnnotationIndexDigest] {
-		err = fmt.Errorf("%s: index.json is %s, the manifest says %s", r, manifest.Digest(index), m.Annotations[AnnotationIndexDigest])
+		err = fmt.Errorf("%s: index.json is %s, the manifest says %s", label, manifest.Digest(index), m.Annotations[AnnotationIndexDigest])
 	}
 	if err != nil {
 		u.Close()
 		return nil, err
 	}
-	return &Pulled{Unpacked: u, Ref: r.Context().Digest(digest.String())}, nil
+	return &Pulled{Unpacked: u, Digest: digest}, nil
 }
 
 // download copies the layer's compressed bytes to file;

@@ -23,12 +23,12 @@ import (
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/bundle"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/tree/bundle"
 )
 
 var generatedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -182,8 +182,8 @@ func TestPushDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if p.Ref.DigestStr() != first.Digest.String() {
-		t.Errorf("pulled %s, want digest %s", p.Ref, first.Digest)
+	if p.Digest != first.Digest {
+		t.Errorf("pulled %s, want digest %s", p.Digest, first.Digest)
 	}
 	sameTree(t, p.Dir, dir)
 }

@@ -1,11 +1,10 @@
 // Package s3tree reads a tree where it lives in S3 or an S3-compatible
 // store, s3://BUCKET/PREFIX: a read-only fs.FS over the objects under the
-// prefix (BucketFS, OpenURL), and the client it reads with (NewClient),
+// prefix (BucketFS), and the client it reads with (NewClient),
 // which publishing and following (site/publish) share.
 //
-// It sits beside the pipeline library and below the serving layer: the
-// readers of trees (generator/bundle, generator/graphsource) open s3://
-// sources through it without importing site.
+// It sits below package tree, which opens s3:// trees through it, and
+// below the serving layer.
 package s3tree
 
 import (
@@ -131,28 +130,3 @@ func (i fileInfo) Mode() fs.FileMode  { return 0o444 }
 func (i fileInfo) ModTime() time.Time { return i.mod }
 func (i fileInfo) IsDir() bool        { return false }
 func (i fileInfo) Sys() any           { return nil }
-
-type clientOptionsKey struct{}
-
-// WithClientOptions returns ctx carrying the options OpenURL builds its
-// client with: how commands pass --endpoint, --region and --path-style
-// down to the readers of s3:// sources.
-func WithClientOptions(ctx context.Context, o ClientOptions) context.Context {
-	return context.WithValue(ctx, clientOptionsKey{}, o)
-}
-
-// OpenURL opens "s3://BUCKET/PREFIX" as a BucketFS, with a client built by
-// NewClient from the options WithClientOptions put in ctx (none: the
-// standard AWS configuration).
-func OpenURL(ctx context.Context, url string) (fs.FS, error) {
-	bucket, prefix, err := ParseURL(url)
-	if err != nil {
-		return nil, err
-	}
-	o, _ := ctx.Value(clientOptionsKey{}).(ClientOptions)
-	client, err := NewClient(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return BucketFS(ctx, client, bucket, prefix), nil
-}

@@ -82,28 +82,6 @@ func TestBucketFS(t *testing.T) {
 	}
 }
 
-// TestOpenURL builds its client from the options in the context.
-func TestOpenURL(t *testing.T) {
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
-	srv.Put(t, bucket, "p/index.json", []byte("{}"))
-	ctx := s3tree.WithClientOptions(t.Context(), s3tree.ClientOptions{
-		Endpoint: srv.URL, PathStyle: true, Credentials: srv.Credentials(), MaxBackoff: 5 * time.Millisecond,
-	})
-	fsys, err := s3tree.OpenURL(ctx, "s3://"+bucket+"/p/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := fs.ReadFile(fsys, "index.json"); err != nil || string(got) != "{}" {
-		t.Errorf("ReadFile = %q, %v", got, err)
-	}
-	for _, url := range []string{"s3:///x", "https://" + bucket + "/p", bucket + "/p"} {
-		if _, err := s3tree.OpenURL(ctx, url); err == nil {
-			t.Errorf("OpenURL(%q): no error", url)
-		}
-	}
-}
-
 func TestParseURL(t *testing.T) {
 	tests := []struct {
 		in, bucket, prefix string

@@ -103,7 +103,7 @@ func TestVerifyTree(t *testing.T) {
 func TestVerifyBundle(t *testing.T) {
 	work := t.TempDir()
 	good := filepath.Join(work, "good.tar.gz")
-	if _, err := Mirror(t.Context(), Options{From: demoTree(t), Bundle: good}); err != nil {
+	if _, err := Write(t.Context(), demoTree(t), good); err != nil {
 		t.Fatal(err)
 	}
 	entries := readEntries(t, good)
@@ -276,7 +276,7 @@ func TestVerifyChecksum(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(t.TempDir(), "b.tar.gz")
-			if _, err := Mirror(t.Context(), Options{From: demoTree(t), Bundle: file}); err != nil {
+			if _, err := Write(t.Context(), demoTree(t), file); err != nil {
 				t.Fatal(err)
 			}
 			tc.tamper(t, file)
@@ -347,7 +347,8 @@ func editIndex(t *testing.T, dir string, f func(*manifest.Manifest)) {
 // the file is read once.
 func TestVerifyTreeHardLinks(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tree")
-	if _, err := Mirror(t.Context(), Options{From: demoTree(t), Out: dir}); err != nil {
+	m, err := generateTree(testSources()[0], dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	target, err := os.Stat(filepath.Join(dir, perVersion))
@@ -355,7 +356,7 @@ func TestVerifyTreeHardLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{}
-	for name := range manifestOf(t, dir).Files {
+	for name := range m.Files {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && os.SameFile(st, target) {
 			want[name] = "does not match its sha256"
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
 )
@@ -26,15 +25,9 @@ import (
 // generatedAt is fixed so that trees and bundles compare byte for byte.
 var generatedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// ocpRelease is the repository every demo and fixture payload is in.
-const ocpRelease = "quay.io/openshift-release-dev/ocp-release"
-
 // The demo's 4.16.0 amd64 payload digest, which has two signatures in
-// the test tree, and one no release has.
-const (
-	demo4160amd64 = "c5e6fcac0d4fa91794b846d0f3f87600dab240f6490f0865684206954fee6761"
-	unknownDigest = "0000000000000000000000000000000000000000000000000000000000000000"
-)
+// the test tree.
+const demo4160amd64 = "c5e6fcac0d4fa91794b846d0f3f87600dab240f6490f0865684206954fee6761"
 
 // testSource is an input a source tree is generated from.
 type testSource struct {
@@ -45,24 +38,12 @@ type testSource struct {
 }
 
 func testSources() []testSource {
-	in := []testSource{{
+	return []testSource{{
 		name:      "demo",
 		releases:  &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
 		graphData: upgraph.DemoGraphData(),
 		gdOpts:    graphdata.DefaultOptions(),
 	}}
-	// Four arches, abstract releases and conditional edges, one of them to
-	// a single arch: the largest upstream conformance fixture.
-	dir := "../../../shared/conformance/20211124.083150"
-	if _, err := os.Stat(dir); err == nil {
-		in = append(in, testSource{
-			name:      "conformance",
-			releases:  &source.GraphFile{Path: filepath.Join(dir, "graph-gb-raw.json")},
-			graphData: os.DirFS(filepath.Join(dir, "cincinnati-graph-data")),
-			gdOpts:    graphdata.UpstreamOptions(),
-		})
-	}
-	return in
 }
 
 var demoOnce = sync.OnceValues(func() (string, error) {
@@ -104,22 +85,6 @@ func generateTree(in testSource, out string) (*manifest.Manifest, error) {
 		b.Signatures = map[string][][]byte{"sha256:" + demo4160amd64: {[]byte("sig one\x00\xff"), []byte("sig two")}}
 	}
 	return generator.Render(context.Background(), b, generator.RenderOptions{Store: writer.DirStore{Dir: out}, GeneratedAt: generatedAt})
-}
-
-// rewrite is the payload mirror the tests apply.
-var rewrite = []mirror.PayloadMirror{{Source: "quay.io/openshift-release-dev", Mirror: "registry.local:5000/ocp"}}
-
-func rewritten(t *testing.T, payload string) string {
-	t.Helper()
-	r, err := mirror.NewPayloadRewriter(rewrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, ok := r.Rewrite(payload)
-	if !ok {
-		t.Fatalf("no payload mirror for %s", payload)
-	}
-	return p
 }
 
 // copyTree copies a tree without its hard links, so that changing one

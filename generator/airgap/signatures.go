@@ -1,7 +1,7 @@
-package bundle
+package airgap
 
 import (
-	"io/fs"
+	"context"
 	"maps"
 	"regexp"
 	"slices"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/tree"
 )
 
 var signatureName = regexp.MustCompile(`^signatures/sha256=([0-9a-f]{64})/signature-([1-9][0-9]*)$`)
@@ -22,7 +22,7 @@ var signatureName = regexp.MustCompile(`^signatures/sha256=([0-9a-f]{64})/signat
 // payload mirror keeps, so it still verifies the rewritten pull spec.
 // Other releases' signatures are not even read: over HTTP each is a
 // request.
-func sourceSignatures(fsys fs.FS, m *manifest.Manifest, g *graph.Graph) (map[string][][]byte, error) {
+func sourceSignatures(ctx context.Context, src tree.Tree, g *graph.Graph) (map[string][][]byte, error) {
 	held := map[string]bool{}
 	for _, n := range g.Nodes() {
 		if d := mirror.PayloadDigest(n.Payload); d != "" {
@@ -33,7 +33,7 @@ func sourceSignatures(fsys fs.FS, m *manifest.Manifest, g *graph.Graph) (map[str
 		}
 	}
 	out := map[string][][]byte{}
-	for _, name := range slices.Sorted(maps.Keys(m.Files)) {
+	for _, name := range slices.Sorted(maps.Keys(src.Manifest().Files)) {
 		sm := signatureName.FindStringSubmatch(name)
 		if sm == nil || !held["sha256:"+sm[1]] {
 			continue
@@ -42,7 +42,7 @@ func sourceSignatures(fsys fs.FS, m *manifest.Manifest, g *graph.Graph) (map[str
 		if err != nil || n > graphdata.MaxSignatures {
 			continue // not a number a cluster asks for; Render would drop it
 		}
-		data, err := mirror.ReadChecked(fsys, m, name)
+		data, err := src.ReadFile(ctx, name)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package bundle
+package airgap
 
 import (
 	"encoding/json"
@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/cvo"
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/bundle"
 )
 
 // TestMirrorRoundTrip mirrors a generated tree into a bundle with a
@@ -46,7 +47,7 @@ func TestMirrorRoundTrip(t *testing.T) {
 			if res.Rewrite.Rewritten != res.Manifest.Counts.Releases || len(res.Rewrite.Unmatched) > 0 || len(res.Rewrite.Tagged) > 0 {
 				t.Errorf("rewrite: %+v, want all %d releases rewritten", res.Rewrite, res.Manifest.Counts.Releases)
 			}
-			sum, err := Verify(t.Context(), file, Limits{})
+			sum, err := bundle.Verify(t.Context(), file, bundle.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +55,7 @@ func TestMirrorRoundTrip(t *testing.T) {
 				t.Errorf("verify: %+v, want the checksum file checked and sha256 %s", sum, res.Bundle.SHA256)
 			}
 
-			u, err := Unpack(t.Context(), file, work, Limits{})
+			u, err := bundle.Unpack(t.Context(), file, work, bundle.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package bundle
+package airgap
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/bundle"
+
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -22,9 +25,9 @@ import (
 
 // Options configure Mirror.
 type Options struct {
-	// From is a tree directory, a bundle file, an http(s) URL of a host
-	// publishing a tree (its index.json), or of a Cincinnati graph
-	// endpoint (a URL ending in /graph, or a host without index.json).
+	// From is a tree wherever it lives (tree.ParseLocation) or a
+	// Cincinnati graph endpoint (a URL ending in /graph, or a host without
+	// index.json).
 	From string
 	// Channels selects channels by name (nil: all).
 	Channels *regexp.Regexp
@@ -54,7 +57,10 @@ type Options struct {
 	Check func(next *manifest.Manifest) error
 	// Trace is the tree output's writer.DirStore.Trace.
 	Trace func(writer.Phase)
-	// Client is used for http(s) sources (nil: one with timeouts).
+	// Tree configures how a source tree is reached (package tree).
+	Tree tree.Options
+	// Client is used for graph endpoints (nil: Tree.HTTP, else one with
+	// timeouts).
 	Client *http.Client
 	Logger *slog.Logger
 }
@@ -63,7 +69,7 @@ type Options struct {
 type Result struct {
 	Manifest *manifest.Manifest
 	// Bundle is nil when a tree was written.
-	Bundle  *Written
+	Bundle  *bundle.Written
 	Rewrite mirror.RewriteResult
 }
 
@@ -96,7 +102,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	// them first keeps every read of the source in one place.
 	var sigs map[string][][]byte
 	if src.files != nil {
-		if sigs, err = sourceSignatures(src.files, t.Manifest, t.Graph); err != nil {
+		if sigs, err = sourceSignatures(ctx, src.files, t.Graph); err != nil {
 			return nil, fmt.Errorf("%s: %w", opts.From, err)
 		}
 	}
@@ -144,7 +150,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	start = time.Now()
-	if res.Bundle, err = Write(ctx, tree, opts.Bundle); err != nil {
+	if res.Bundle, err = bundle.Write(ctx, tree, opts.Bundle); err != nil {
 		return nil, err
 	}
 	log.Debug("packed", "bundle", opts.Bundle, "bytes", res.Bundle.Size, "duration", time.Since(start))

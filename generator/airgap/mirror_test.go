@@ -1,4 +1,4 @@
-package bundle
+package airgap
 
 import (
 	"archive/tar"
@@ -22,6 +22,7 @@ import (
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/bundle"
 )
 
 // TestMirrorDeterministic mirrors the same source in several ways that
@@ -139,7 +140,7 @@ func TestMirrorSelection(t *testing.T) {
 					}
 				}
 			}
-			if _, err := Verify(t.Context(), out, Limits{}); err != nil {
+			if _, err := bundle.Verify(t.Context(), out, bundle.Limits{}); err != nil {
 				t.Error(err)
 			}
 		})

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/s3tree"
+)
+
+// treeFlags are the flags of every command that reads a tree: how to
+// reach an s3:// tree (publish's client flags) and an oci:// one.
+func treeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "endpoint", Usage: "s3:// trees: URL of an S3-compatible store (default: AWS S3)"},
+		&cli.BoolFlag{Name: "path-style", Usage: "s3:// trees: address buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores need it)"},
+		&cli.StringFlag{Name: "region", Usage: "s3:// trees: region (default: from the AWS configuration, else " + s3tree.DefaultRegion + ")"},
+		&cli.StringFlag{Name: "ca-file", Usage: "oci:// trees: PEM bundle of extra trusted registry CAs"},
+		&cli.BoolFlag{Name: "plain-http", Usage: "oci:// trees: talk plain HTTP to the registry (loopback registries already are)"},
+	}
+}
+
+// locationHelp says, in every command's description, where a tree may
+// live (tree.ParseLocation) and how a graph endpoint is told from one.
+const locationHelp = `a tree wherever it lives -- a directory, a bundle (.tar.gz), an http(s)://
+host publishing one, s3://BUCKET/PREFIX (--endpoint, --path-style, --region),
+oci://REGISTRY/REPO:TAG or @sha256:DIGEST (--ca-file, --plain-http), or an
+OCI layout (oci-layout:DIR[:TAG]) -- or a Cincinnati graph endpoint: an
+http(s) URL ending in /graph, or a host without index.json (upgraph serve, a
+policy-engine), read at HOST/api/upgrades_info/v1/graph (a bare host) or
+URL/graph`
+
+// checkTreeFlags checks treeFlags.
+func checkTreeFlags(c *cli.Context) error {
+	return firstError(checkS3ClientFlags(c), checkCAFile(c))
+}
+
+func s3ClientOptions(c *cli.Context) s3tree.ClientOptions {
+	return s3tree.ClientOptions{Endpoint: c.String("endpoint"), Region: c.String("region"), PathStyle: c.Bool("path-style")}
+}
+
+// treeOptions are treeFlags' values, for tree.Open.
+func treeOptions(c *cli.Context, log *slog.Logger) tree.Options {
+	return tree.Options{
+		S3:       s3ClientOptions(c),
+		Registry: registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http"), Logger: log},
+		Logger:   log,
+	}
+}
+
+// openGraphSource opens a tree, or a graph endpoint, to read graphs from
+// (diff, path, dot).
+func openGraphSource(c *cli.Context, spec string, log *slog.Logger) (*mirror.Source, error) {
+	return mirror.OpenSource(c.Context, spec, mirror.SourceOptions{Tree: treeOptions(c, log), Logger: log})
+}
+
+// checkTreeSource checks a tree's location, named by what (a flag such as
+// "--from", or an argument "SRC"), as far as it can without reading it:
+// the syntax of tree.ParseLocation, that a local path exists and is a
+// tree, a bundle or an OCI layout. endpoints accepts a graph endpoint.
+func checkTreeSource(what, spec string, endpoints bool) error {
+	if spec == "" {
+		return fmt.Errorf("%s: empty value: want %s", what, tree.Syntax)
+	}
+	loc, err := tree.ParseLocation(spec)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	switch loc.Kind {
+	case tree.KindEndpoint:
+		if !endpoints {
+			return fmt.Errorf("%s %s: a graph endpoint, not a tree (want %s)", what, spec, tree.Syntax)
+		}
+	case tree.KindDir:
+		if _, err := os.Stat(filepath.Join(spec, manifest.FileName)); err != nil {
+			return fmt.Errorf("%s %s: not a tree written by upgraph generate: %w", what, spec, err)
+		}
+	case tree.KindBundle:
+		if !isGzip(spec) {
+			return fmt.Errorf("%s %s: neither a tree directory nor a bundle (.tar.gz)", what, spec)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package airgap
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	upgraph "github.com/upgraph/upgraph"
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/tree/bundle"
+)
+
+// generatedAt is fixed so that trees and bundles compare byte for byte.
+var generatedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// ocpRelease is the repository every demo and fixture payload is in.
+const ocpRelease = "quay.io/openshift-release-dev/ocp-release"
+
+// The demo's 4.16.0 amd64 payload digest, which has two signatures in
+// the test tree, and one no release has.
+const (
+	demo4160amd64 = "c5e6fcac0d4fa91794b846d0f3f87600dab240f6490f0865684206954fee6761"
+	unknownDigest = "0000000000000000000000000000000000000000000000000000000000000000"
+)
+
+// testSource is an input a source tree is generated from.
+type testSource struct {
+	name      string
+	releases  source.Source
+	graphData fs.FS
+	gdOpts    graphdata.Options
+}
+
+func testSources() []testSource {
+	in := []testSource{{
+		name:      "demo",
+		releases:  &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
+		graphData: upgraph.DemoGraphData(),
+		gdOpts:    graphdata.DefaultOptions(),
+	}}
+	// Four arches, abstract releases and conditional edges, one of them to
+	// a single arch: the largest upstream conformance fixture.
+	dir := "../../../shared/conformance/20211124.083150"
+	if _, err := os.Stat(dir); err == nil {
+		in = append(in, testSource{
+			name:      "conformance",
+			releases:  &source.GraphFile{Path: filepath.Join(dir, "graph-gb-raw.json")},
+			graphData: os.DirFS(filepath.Join(dir, "cincinnati-graph-data")),
+			gdOpts:    graphdata.UpstreamOptions(),
+		})
+	}
+	return in
+}
+
+var demoOnce = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "upgraph-bundle-test-")
+	if err != nil {
+		return "", err
+	}
+	_, err = generateTree(testSources()[0], filepath.Join(dir, "demo"))
+	return filepath.Join(dir, "demo"), err
+})
+
+// demoTree is the demo tree with signatures, generated once per test
+// binary; tests must not modify it (copyTree first).
+func demoTree(t *testing.T) string {
+	t.Helper()
+	dir, err := demoOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := demoOnce(); err == nil {
+		os.RemoveAll(filepath.Dir(dir))
+	}
+	os.Exit(code)
+}
+
+// generateTree writes the tree upgraph generates from in, with two
+// signatures for the 4.16.0 amd64 payload when it is the demo.
+func generateTree(in testSource, out string) (*manifest.Manifest, error) {
+	b, err := generator.Build(context.Background(), in.releases, in.graphData, generator.BuildOptions{GraphData: in.gdOpts})
+	if err != nil {
+		return nil, err
+	}
+	if in.name == "demo" {
+		b.Signatures = map[string][][]byte{"sha256:" + demo4160amd64: {[]byte("sig one\x00\xff"), []byte("sig two")}}
+	}
+	return generator.Render(context.Background(), b, generator.RenderOptions{Store: writer.DirStore{Dir: out}, GeneratedAt: generatedAt})
+}
+
+// rewrite is the payload mirror the tests apply.
+var rewrite = []mirror.PayloadMirror{{Source: "quay.io/openshift-release-dev", Mirror: "registry.local:5000/ocp"}}
+
+func rewritten(t *testing.T, payload string) string {
+	t.Helper()
+	r, err := mirror.NewPayloadRewriter(rewrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := r.Rewrite(payload)
+	if !ok {
+		t.Fatalf("no payload mirror for %s", payload)
+	}
+	return p
+}
+
+// copyTree copies a tree without its hard links, so that changing one
+// file changes only that file.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// entry is one tar entry of a bundle, for tests that rebuild bundles.
+type entry struct {
+	hdr  tar.Header
+	data []byte
+}
+
+func readEntries(t *testing.T, file string) []entry {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out []entry
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, entry{*hdr, data})
+	}
+}
+
+func writeEntries(t *testing.T, file string, entries []entry) {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		hdr := e.hdr
+		if hdr.Typeflag == tar.TypeReg {
+			hdr.Size = int64(len(e.data))
+		}
+		if err := tw.WriteHeader(&hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantProblems checks that err is a *bundle.Error naming each file with a
+// reason containing the given text, and nothing else.
+func wantProblems(t *testing.T, err error, want map[string]string) {
+	t.Helper()
+	ve, ok := err.(*bundle.Error)
+	if !ok {
+		t.Fatalf("error %v (%T), want *bundle.Error naming %v", err, err, want)
+	}
+	got := map[string]string{}
+	for _, p := range ve.Problems {
+		got[p.File] += p.Reason + "; "
+	}
+	for file, reason := range want {
+		if !strings.Contains(got[file], reason) {
+			t.Errorf("problems of %s: %q, want one containing %q", file, got[file], reason)
+		}
+		delete(got, file)
+	}
+	for file, reason := range got {
+		t.Errorf("unexpected problem: %s: %s", file, reason)
+	}
+	if t.Failed() {
+		t.Logf("full error:\n%v", err)
+	}
+}
