@@ -38,7 +38,8 @@ deps:
 # failing CI without any failing input.
 FUZZTIME ?= 30000x
 FUZZERS  ?= site:FuzzGraphQuery site:FuzzAccept site:FuzzSignaturePath site:FuzzFastRequest \
-            generator/source:FuzzMetadataFast
+            generator/source:FuzzMetadataFast catalog/declcfg:FuzzCanonical catalog/declcfg:FuzzTypedDecode \
+            catalog/declcfg:FuzzYAMLDirect
 
 test: deps vet
 	$(GO) test -count=1 -timeout 25m ./...

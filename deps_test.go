@@ -13,7 +13,8 @@ import (
 
 // layers says which packages of the module may not import which, directly
 // or through any chain of the module's packages: the pipeline library
-// (generator/...), the places a tree lives (tree/...) and the viewer's
+// (generator/..., and catalog/... for operator catalogs), the places a
+// tree lives (tree/...) and the viewer's
 // assets (viewer) sit below the serving layer (site/...) and the commands
 // (cmd/...); internal/... sits below all of them. Paths are relative to
 // the module; a rule covers the package of that path and those under it.
@@ -22,9 +23,10 @@ var layers = []struct {
 	forbidden []string
 }{
 	{"generator", []string{"site", "cmd"}},
+	{"catalog", []string{"site", "cmd"}},
 	{"tree", []string{"site", "cmd"}},
 	{"viewer", []string{"site", "cmd"}},
-	{"internal", []string{"generator", "tree", "viewer", "site", "cmd"}},
+	{"internal", []string{"generator", "catalog", "tree", "viewer", "site", "cmd"}},
 }
 
 // TestLayering: no package breaks a rule of layers through its own

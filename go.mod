@@ -9,8 +9,11 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/urfave/cli/v2 v2.27.7
+	go.yaml.in/yaml/v2 v2.4.3
 	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.40.0
 	gopkg.in/yaml.v3 v3.0.1
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

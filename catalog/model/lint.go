@@ -1,0 +1,243 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/blang/semver/v4"
+)
+
+// lintPackage returns the warnings of one package (spec §6 O5) that need
+// the whole package: OLM v0 reachability and stranding, deprecated heads,
+// skipRange bounds, downgrade edges.
+func lintPackage(pkg *Package) Problems {
+	var ps Problems
+	for _, ch := range pkg.Channels {
+		ps = append(ps, lintChannel(ch)...)
+	}
+	for _, b := range pkg.Bundles {
+		if p, ok := v0Unreachable(b); ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+func lintChannel(ch *Channel) Problems {
+	var ps Problems
+	pkg := ch.Package
+	add := func(sev Severity, rule, bundle, format string, args ...any) {
+		ps = append(ps, newProblem(ch.Pos, sev, rule, pkg.Name, ch.Name, bundle, format, args...))
+	}
+	if h := ch.head; h != nil && h.Bundle != nil && h.Bundle.Deprecation != nil {
+		add(Warning, RuleDeprecatedHead, h.Name,
+			"the head %q of channel %q is deprecated (%q): OLM v1 prefers any non-deprecated successor; OLM v0 still installs and updates to it",
+			h.Name, ch.Name, h.Bundle.Deprecation.Message)
+	}
+	for _, e := range ch.Entries {
+		if e.Range != nil && e.Bundle != nil && e.Bundle.VersionOK {
+			if above, bound := rangeAdmitsAbove(e.SkipRange, e.Bundle.Version); above {
+				add(Warning, RuleSkipRangeAbove, e.Name,
+					"entry %q (version %s) of channel %q: skipRange %q admits versions above its own (%s): clusters on those newer versions are offered %q as an update (operator-registry#2090)",
+					e.Name, e.Bundle.Version, ch.Name, e.SkipRange, bound, e.Name)
+			}
+		}
+		if e.Bundle == nil || !e.Bundle.VersionOK {
+			continue
+		}
+		down := func(t EdgeType, from string) {
+			fb := pkg.bundleByName[from]
+			if fb == nil || !fb.VersionOK || fb.Compare(e.Bundle) <= 0 {
+				return
+			}
+			add(Warning, RuleDowngradeEdge, e.Name,
+				"channel %q: %q (%s) %s %q (%s), a higher version: OLM v0 moves a cluster from %s down to %s; OLM v1 keeps %s",
+				ch.Name, e.Name, e.Bundle.VersionString(), t, from, fb.VersionString(), fb.VersionString(), e.Bundle.VersionString(), fb.VersionString())
+		}
+		if e.Replaces != "" {
+			down(EdgeReplaces, e.Replaces)
+		}
+		for _, s := range e.Skips {
+			down(EdgeSkips, s)
+		}
+	}
+	if p, ok := v0Stuck(ch); ok {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// v0Unreachable reports a bundle OLM v0 never updates a cluster to: in
+// every channel listing it that OLM v0 can order, it is left out.
+func v0Unreachable(b *Bundle) (Problem, bool) {
+	var reasons []string
+	ordered := false
+	for _, e := range b.Entries {
+		ch := e.Channel
+		if ch.v0Err != nil {
+			continue
+		}
+		ordered = true
+		if e.OnV0Chain {
+			return Problem{}, false
+		}
+		if e.SkippedBy != "" {
+			reasons = append(reasons, fmt.Sprintf("skipped by %q in channel %q", e.SkippedBy, ch.Name))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("off the replaces chain from the head in channel %q", ch.Name))
+		}
+	}
+	if !ordered {
+		return Problem{}, false
+	}
+	return newProblem(b.Pos, Warning, RuleV0Unreachable, b.Package.Name, "", b.Name,
+		"OLM v0 never updates a cluster to bundle %q (%s); only a startingCSV installs it; OLM v1 can select it",
+		b.Name, strings.Join(reasons, "; ")), true
+}
+
+// v0Stuck reports the entries of a channel from which OLM v0, one
+// resolution at a time on this channel, never reaches the head.
+func v0Stuck(ch *Channel) (Problem, bool) {
+	if ch.v0Err != nil || len(ch.v0Chain) == 0 {
+		return Problem{}, false
+	}
+	head := ch.v0Chain[0]
+	// next[e] is the entry OLM v0 moves an install on e to (nil: none).
+	next := make(map[*Entry]*Entry, len(ch.Entries))
+	for _, e := range ch.Entries {
+		if e.Bundle == nil {
+			continue
+		}
+		inst := newV0Installed(e.Bundle.InstalledV0())
+		for _, c := range ch.v0Chain {
+			if len(v0Edges(c, inst)) > 0 {
+				if c != e {
+					next[e] = c
+				}
+				break
+			}
+		}
+	}
+	var stuck []string
+	for _, e := range ch.Entries {
+		if e.Bundle == nil || e == head {
+			continue
+		}
+		cur, seen := e, map[*Entry]bool{e: true}
+		for next[cur] != nil && !seen[next[cur]] {
+			cur = next[cur]
+			seen[cur] = true
+		}
+		if cur != head {
+			stuck = append(stuck, fmt.Sprintf("%s (stops at %s)", e.Name, cur.Name))
+		}
+	}
+	if len(stuck) == 0 {
+		return Problem{}, false
+	}
+	slices.Sort(stuck)
+	return newProblem(ch.Pos, Warning, RuleV0Stuck, ch.Package.Name, ch.Name, "",
+		"channel %q: OLM v0 installs on %d entries never reach the head %q by one-hop updates: %s",
+		ch.Name, len(stuck), head.Name, strings.Join(stuck, ", ")), true
+}
+
+// rangeAdmitsAbove reports whether a skipRange (already parsed by blang)
+// admits some version above v, and the bound it has ("unbounded" when a
+// branch has no upper bound). It reads the range as blang does: branches
+// split on "||", comparators on blanks (a blank after an operator does
+// not split). Ranges with wildcards are not judged.
+func rangeAdmitsAbove(s string, v semver.Version) (bool, string) {
+	for _, branch := range splitRangeOR(splitRangeTokens(s)) {
+		var lower, upper *semver.Version
+		var lowerIncl, upperIncl bool
+		for _, tok := range branch {
+			if strings.Contains(tok, "x") {
+				return false, ""
+			}
+			i := strings.IndexFunc(tok, unicode.IsDigit)
+			if i < 0 {
+				return false, ""
+			}
+			op := strings.TrimSpace(tok[:i])
+			ver, err := semver.Parse(tok[i:])
+			if err != nil {
+				return false, ""
+			}
+			setLower := func(incl bool) {
+				if lower == nil || ver.GT(*lower) || (ver.EQ(*lower) && !incl) {
+					lower, lowerIncl = &ver, incl
+				}
+			}
+			setUpper := func(incl bool) {
+				if upper == nil || ver.LT(*upper) || (ver.EQ(*upper) && !incl) {
+					upper, upperIncl = &ver, incl
+				}
+			}
+			switch op {
+			case ">":
+				setLower(false)
+			case ">=":
+				setLower(true)
+			case "<":
+				setUpper(false)
+			case "<=":
+				setUpper(true)
+			case "", "=", "==":
+				setLower(true)
+				setUpper(true)
+			}
+		}
+		if lower != nil && upper != nil && (lower.GT(*upper) || (lower.EQ(*upper) && !(lowerIncl && upperIncl))) {
+			continue // empty branch
+		}
+		if upper == nil {
+			return true, "unbounded"
+		}
+		if upper.GT(v) {
+			op := "<"
+			if upperIncl {
+				op = "<="
+			}
+			return true, op + upper.String()
+		}
+	}
+	return false, ""
+}
+
+// splitRangeTokens is blang's splitAndTrim.
+func splitRangeTokens(s string) []string {
+	var out []string
+	last := 0
+	var lastChar byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' && lastChar != '>' && lastChar != '<' && lastChar != '=' {
+			if last < i-1 {
+				out = append(out, s[last:i])
+			}
+			last = i + 1
+		} else if s[i] != ' ' {
+			lastChar = s[i]
+		}
+	}
+	if last < len(s)-1 {
+		out = append(out, s[last:])
+	}
+	for i, t := range out {
+		out[i] = strings.ReplaceAll(t, " ", "")
+	}
+	return out
+}
+
+func splitRangeOR(tokens []string) [][]string {
+	var out [][]string
+	last := 0
+	for i, t := range tokens {
+		if t == "||" {
+			out = append(out, tokens[last:i])
+			last = i + 1
+		}
+	}
+	return append(out, tokens[last:])
+}

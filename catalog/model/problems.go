@@ -1,0 +1,205 @@
+package model
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Severity says whether a problem fails validation.
+type Severity string
+
+const (
+	// Error is what opm validate (operator-registry's ConvertToModel and
+	// Model.Validate) rejects.
+	Error Severity = "error"
+	// Warning is publishable but behaves in a way worth knowing: where
+	// the runtimes diverge from opm or from each other.
+	Warning Severity = "warning"
+)
+
+// Problem is one finding, tied to the blob it is about: the file
+// (relative to the catalog root) and the line the blob starts on (0 when
+// unknown, e.g. a DeclarativeConfig built in memory). Package, Channel and
+// Bundle name what it is about; Package decides which package a "valid
+// packages only" publication drops for it.
+type Problem struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Severity Severity `json:"severity"`
+	Rule     string   `json:"rule"`
+	Message  string   `json:"message"`
+	Package  string   `json:"package,omitempty"`
+	Channel  string   `json:"channel,omitempty"`
+	Bundle   string   `json:"bundle,omitempty"`
+}
+
+// String is the text form, file:line: severity: message [rule], as
+// upgraph validate prints release-graph problems.
+func (p Problem) String() string {
+	loc := p.File
+	if loc == "" {
+		loc = "-"
+	}
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, p.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s [%s]", loc, p.Severity, p.Message, p.Rule)
+}
+
+// Problems is a validation result, sorted by file and line.
+type Problems []Problem
+
+// Count returns how many problems have severity s.
+func (ps Problems) Count(s Severity) int {
+	n := 0
+	for _, p := range ps {
+		if p.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// CountByRule returns the number of problems per rule id.
+func (ps Problems) CountByRule() map[string]int {
+	m := map[string]int{}
+	for _, p := range ps {
+		m[p.Rule]++
+	}
+	return m
+}
+
+// WriteText writes one line per problem.
+func (ps Problems) WriteText(w io.Writer) error {
+	for _, p := range ps {
+		if _, err := fmt.Fprintln(w, p.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the problems as one JSON array ([] when there are none).
+func (ps Problems) WriteJSON(w io.Writer) error {
+	if ps == nil {
+		ps = Problems{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(ps)
+}
+
+// sortProblems orders problems by file, line, rule (in Rules order),
+// message and subject, and drops exact duplicates.
+func sortProblems(ps Problems) Problems {
+	slices.SortFunc(ps, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
+			cmp.Compare(ruleRank(a.Rule), ruleRank(b.Rule)), cmp.Compare(a.Message, b.Message),
+			cmp.Compare(a.Package, b.Package), cmp.Compare(a.Channel, b.Channel), cmp.Compare(a.Bundle, b.Bundle),
+			cmp.Compare(a.Severity, b.Severity))
+	})
+	return slices.Compact(ps)
+}
+
+// Rule describes one check.
+type Rule struct {
+	ID          string
+	Severity    Severity
+	Description string
+}
+
+// Rule ids. F* are operator-registry's own checks (opm validate: declcfg
+// ConvertToModel and model.Validate, spec §1.2); every F finding is an
+// error. L-* are the warnings upstream lacks (spec §6 O5).
+const (
+	RulePackageName      = "F1"
+	RuleDuplicatePackage = "F2"
+	RuleDefaultChannel   = "F3"
+	RuleNoChannels       = "F4"
+	RuleChannel          = "F5"
+	RuleChannelEntries   = "F6"
+	RuleEntryBundle      = "F7"
+	RuleBundlePackage    = "F8"
+	RuleBundleChannel    = "F9"
+	RuleProperties       = "F10"
+	RulePackageProperty  = "F11"
+	RuleVersion          = "F12"
+	RuleRelease          = "F13"
+	RuleBuildAndRelease  = "F14"
+	RuleReleaseName      = "F15"
+	RuleDuplicateVersion = "F16"
+	RuleImage            = "F17"
+	RuleSkips            = "F18"
+	RuleSkipRange        = "F19"
+	RuleHead             = "F20"
+	RuleCycle            = "F21"
+	RuleStranded         = "F22"
+	RuleDeprecation      = "F23"
+	RuleBundleName       = "F24"
+
+	RuleVersionTolerant  = "L-version-tolerant"
+	RuleSkipRangeIgnored = "L-skiprange-ignored"
+	RuleSkipRangeAbove   = "L-skiprange-above-version"
+	RuleV0Unreachable    = "L-v0-unreachable"
+	RuleV0Stuck          = "L-v0-stuck"
+	RuleDeprecatedHead   = "L-deprecated-head"
+	RuleMaxOpenShift     = "L-max-ocp-version"
+	RuleDowngradeEdge    = "L-downgrade-edge"
+	RuleLegacyDeprecated = "L-legacy-deprecated"
+)
+
+// Rules lists every rule in report order.
+var Rules = []Rule{
+	{RulePackageName, Error, "an olm.package has a name that is a DNS-1123 label"},
+	{RuleDuplicatePackage, Error, "no two olm.package blobs share a name"},
+	{RuleDefaultChannel, Error, "a package's defaultChannel is set and names one of its channels"},
+	{RuleNoChannels, Error, "a package has at least one channel"},
+	{RuleChannel, Error, "an olm.channel has a name, belongs to a known package and is not declared twice"},
+	{RuleChannelEntries, Error, "a channel has at least one entry and no entry twice"},
+	{RuleEntryBundle, Error, "every channel entry names an olm.bundle of the package"},
+	{RuleBundlePackage, Error, "an olm.bundle names a known package and no bundle name is used twice in a package"},
+	{RuleBundleChannel, Error, "every bundle is an entry of at least one channel"},
+	{RuleProperties, Error, "bundle properties parse (known property types decode; others are JSON)"},
+	{RulePackageProperty, Error, "a bundle has exactly one olm.package property, naming its package"},
+	{RuleVersion, Error, "the bundle version is strict semver (blang semver.Parse)"},
+	{RuleRelease, Error, "the bundle release is valid (model.NewRelease: dot-separated pre-release identifiers, at most 20 characters)"},
+	{RuleBuildAndRelease, Error, "a bundle with a release has no build metadata in its version"},
+	{RuleReleaseName, Error, "a bundle with a release is named <package>-v<version>-<release>"},
+	{RuleDuplicateVersion, Error, "version and release are unique within a package"},
+	{RuleImage, Error, "a bundle has an image (or inline olm.bundle.object content) and its image and related images are valid pull specs"},
+	{RuleSkips, Error, "no skips entry is empty"},
+	{RuleSkipRange, Error, "a skipRange parses (blang semver.ParseRange)"},
+	{RuleHead, Error, "a channel has exactly one head (an entry no replaces or skips of the channel names)"},
+	{RuleCycle, Error, "the replaces chain from the head has no cycle"},
+	{RuleStranded, Error, "every bundle is on the replaces chain walked from the head (stopping at a skipped target) or skipped by some entry"},
+	{RuleDeprecation, Error, "olm.deprecations: package set and known, at most one blob per package, references unique, known schema, existing referent, messages set"},
+	{RuleBundleName, Error, "an olm.bundle has a name"},
+	{RuleVersionTolerant, Warning, "a version that parses only tolerantly: OLM v0 accepts it (semver.ParseTolerant), opm and OLM v1 reject it"},
+	{RuleSkipRangeIgnored, Warning, "an invalid skipRange is silently ignored by OLM v0, OLM v1 and render-graph (no skipRange edges)"},
+	{RuleSkipRangeAbove, Warning, "a skipRange admits versions above the bundle's own version (operator-registry#2090)"},
+	{RuleV0Unreachable, Warning, "OLM v0 never moves a cluster to the bundle: it is skipped (or off the replaces chain) in every channel that lists it; only startingCSV installs it"},
+	{RuleV0Stuck, Warning, "an install on the entry never reaches the channel head by OLM v0's one-hop updates"},
+	{RuleDeprecatedHead, Warning, "a channel head is deprecated: OLM v1 prefers any non-deprecated successor, OLM v0 still installs it"},
+	{RuleMaxOpenShift, Warning, "olm.maxOpenShiftVersion is invalid (OLM reports the operator as blocking every cluster minor update)"},
+	{RuleDowngradeEdge, Warning, "a replaces or skips edge leads to a lower version: OLM v0 follows it, OLM v1 keeps the higher installed version"},
+	{RuleLegacyDeprecated, Warning, "the legacy olm.deprecated property makes the bundle uninstallable by OLM v0 (not by OLM v1)"},
+}
+
+var ruleRanks = func() map[string]int {
+	m := map[string]int{}
+	for i, r := range Rules {
+		m[r.ID] = i
+	}
+	return m
+}()
+
+func ruleRank(id string) int {
+	if r, ok := ruleRanks[id]; ok {
+		return r
+	}
+	return len(Rules)
+}

@@ -1,0 +1,108 @@
+package model
+
+import "slices"
+
+// InstalledView is the per installed bundle answer (the analogue of
+// upgraph's per-version files) for a cluster running Installed from
+// Channel: what OLM v0 does on a Subscription to that channel, and what
+// OLM v1 does for a ClusterExtension with that channel as its filter.
+type InstalledView struct {
+	Package   string   `json:"package"`
+	Channel   string   `json:"channel"`
+	Installed GraphRef `json:"installed"`
+	OLMV0     V0Result `json:"olmV0"`
+	OLMV1     V1Result `json:"olmV1"`
+}
+
+// GraphRef names a bundle with its version and release.
+type GraphRef struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Release string `json:"release,omitempty"`
+}
+
+// InstalledView answers for an install of the entry's bundle on its
+// channel (OLM v1 with the BundleReleaseSupport gate at its default, off).
+// An entry without a bundle gets errors.
+func (e *Entry) InstalledView() InstalledView {
+	ch := e.Channel
+	v := InstalledView{Package: ch.Package.Name, Channel: ch.Name, Installed: GraphRef{Name: e.Name}}
+	b := e.Bundle
+	if b == nil {
+		v.OLMV0 = V0Result{Semantics: SemanticsV0, Channel: ch.Name, PathToHead: []Hop{}, Error: "no olm.bundle for " + e.Name}
+		v.OLMV1 = V1Result{Semantics: SemanticsV1, Channels: []string{ch.Name}, Candidates: []V1Candidate{}, Error: "no olm.bundle for " + e.Name}
+		return v
+	}
+	v.Installed.Version, v.Installed.Release = b.PackageProperty.Version, b.PackageProperty.Release
+	v0 := b.InstalledV0()
+	v.OLMV0 = ch.Package.ResolveV0(V0Query{Channel: ch.Name, Installed: &v0})
+	q := V1Query{Channels: []string{ch.Name}}
+	if v1, err := b.InstalledV1(false); err != nil {
+		v.OLMV1 = V1Result{Semantics: SemanticsV1, Channels: q.Channels, Candidates: []V1Candidate{},
+			Error: "error finding upgrade edges: failed to get version and release of installed bundle: " + err.Error()}
+	} else {
+		q.Installed = &v1
+		v.OLMV1 = ch.Package.ResolveV1(q)
+	}
+	return v
+}
+
+// InstalledViews returns the InstalledView of every channel entry of
+// the catalog (packages, channels by name; entries in channel order),
+// built on all CPUs.
+func (c *Catalog) InstalledViews() []InstalledView {
+	var es []*Entry
+	for _, p := range c.Packages {
+		for _, ch := range p.Channels {
+			es = append(es, ch.Entries...)
+		}
+	}
+	out := make([]InstalledView, len(es))
+	parallel(len(es), func(i int) { out[i] = es[i].InstalledView() })
+	return out
+}
+
+// SkippedPackage is a package left out of a "valid packages only"
+// publication, with the problems that fail it. Package may name a package
+// the catalog does not have (a blob referring to an unknown package) or
+// be "" (a blob naming no package).
+type SkippedPackage struct {
+	Package  string   `json:"package"`
+	Problems Problems `json:"problems"`
+}
+
+// ValidOnly returns the catalog restricted to the packages without
+// errors (sharing their models; only their problems kept) and the
+// skipped packages with their errors, by name.
+func (c *Catalog) ValidOnly() (*Catalog, []SkippedPackage) {
+	out := &Catalog{byName: map[string]*Package{}}
+	errs := map[string]Problems{}
+	for _, p := range c.Problems {
+		if p.Severity == Error {
+			errs[p.Package] = append(errs[p.Package], p)
+		}
+	}
+	for _, pkg := range c.Packages {
+		if _, bad := errs[pkg.Name]; bad {
+			continue
+		}
+		out.Packages = append(out.Packages, pkg)
+		out.byName[pkg.Name] = pkg
+		out.Problems = append(out.Problems, pkg.problems...)
+	}
+	out.Problems = sortProblems(out.Problems)
+	skipped := make([]SkippedPackage, 0, len(errs))
+	for name, ps := range errs {
+		skipped = append(skipped, SkippedPackage{Package: name, Problems: ps})
+	}
+	slices.SortFunc(skipped, func(a, b SkippedPackage) int {
+		switch {
+		case a.Package < b.Package:
+			return -1
+		case a.Package > b.Package:
+			return 1
+		}
+		return 0
+	})
+	return out, skipped
+}

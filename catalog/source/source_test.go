@@ -1,0 +1,76 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParse: prefixes say what a source is; without one, an existing
+// path is a directory or file source, and anything else must be an image
+// reference naming its registry.
+func TestParse(t *testing.T) {
+	root := t.TempDir()
+	dirPath := filepath.Join(root, "configs")
+	filePath := filepath.Join(root, "index.json")
+	if err := os.Mkdir(dirPath, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filePath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := newClient(t)
+	tests := []struct {
+		spec string
+		want string // the source's String(), or "error: ..." (a substring)
+	}{
+		{"dir:" + dirPath, "dir:" + dirPath},
+		{"file:" + filePath, "file:" + filePath},
+		{dirPath, "dir:" + dirPath},
+		{filePath, "file:" + filePath},
+		{"dir:" + filepath.Join(root, "later"), "dir:" + filepath.Join(root, "later")}, // checked when loaded
+		{"image:quay.io/operatorhubio/catalog:latest", "image:quay.io/operatorhubio/catalog:latest"},
+		{"docker://registry.redhat.io/redhat/community-operator-index:v4.21", "image:registry.redhat.io/redhat/community-operator-index:v4.21"},
+		{"registry.redhat.io/redhat/community-operator-index:v4.21", "image:registry.redhat.io/redhat/community-operator-index:v4.21"},
+		{"registry.redhat.io/redhat/community-operator-index@sha256:" + strings.Repeat("ab", 32), "image:registry.redhat.io/redhat/community-operator-index@sha256:" + strings.Repeat("ab", 32)},
+		{"localhost:5000/catalog:v1", "image:localhost:5000/catalog:v1"},
+		{"127.0.0.1:5000/ns/catalog:v1", "image:127.0.0.1:5000/ns/catalog:v1"},
+		{"localhost/catalog:v1", "image:localhost/catalog:v1"},
+		{"http://127.0.0.1:5000/catalog:v1", "image:http://127.0.0.1:5000/catalog:v1"},
+		{"image:docker.io/library/catalog:latest", "image:docker.io/library/catalog:latest"},
+		{"image:catalog:latest", "error: image reference"}, // no defaulting to Docker Hub
+		{"", "error: empty"},
+		{"dir:", `error: nothing after "dir:"`},
+		{"docker://", `error: nothing after "docker://"`},
+		{"configs", "error: no such file or directory, and not an image reference naming its registry"},
+		{"catalog:latest", "error: not an image reference naming its registry (HOST[:PORT]/REPO:TAG, e.g. docker.io/library/catalog:latest)"},
+		{filepath.Join(root, "missing"), "error: no such file or directory"},
+		{"./quay.io/x:v1", "error: no such file or directory"},
+		{"image:quay.io/Bad Ref", "error: image reference"},
+		{"quay.io/operatorhubio/catalog", "error: image reference"}, // a tag or digest is required
+	}
+	for _, tt := range tests {
+		src, err := Parse(tt.spec, Options{Client: client})
+		if msg, ok := strings.CutPrefix(tt.want, "error: "); ok {
+			if err == nil || !strings.Contains(err.Error(), msg) {
+				t.Errorf("Parse(%q) = %v, %v; want an error with %q", tt.spec, src, err, msg)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.spec, err)
+			continue
+		}
+		if src.String() != tt.want {
+			t.Errorf("Parse(%q) = %s, want %s", tt.spec, src, tt.want)
+		}
+	}
+	if _, err := Parse("image:quay.io/x/y:v1", Options{Client: client, Platform: "linux/arm64/v8/extra"}); err == nil {
+		t.Error("a bad platform was accepted")
+	}
+	src, err := Parse("image:quay.io/x/y:v1", Options{Client: client, Platform: "linux/arm64/v8"})
+	if err != nil || src.(*Image).Platform.Variant != "v8" {
+		t.Errorf("platform linux/arm64/v8: %v, %v", src, err)
+	}
+}
