@@ -15,82 +15,67 @@ import (
 // dirTree is a tree in a local directory, read through an os.Root so
 // that no name in index.json reaches outside it.
 type dirTree struct {
-	name, dir string
-	root      *os.Root
-	index     []byte
-	m         *manifest.Manifest
-	// cleanup removes what Open extracted (a bundle, an image).
-	cleanup func() error
+	opened
+	dir string
 }
+
+func (t *dirTree) Dir() string { return t.dir }
 
 // OpenDir opens the tree in dir.
 func OpenDir(dir string) (Local, error) {
 	return openDir(dir, dir, nil)
 }
 
+// openDir opens the tree in dir, named name in messages; cleanup, if not
+// nil, removes what Open extracted (a bundle, an image) when it closes.
 func openDir(name, dir string, cleanup func() error) (*dirTree, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	index, err := root.ReadFile(manifest.FileName)
+	var m *manifest.Manifest
+	if err == nil {
+		m, err = manifest.Parse(index)
+	}
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, manifest.FileName), err)
 	}
-	m, err := manifest.Parse(index)
-	if err != nil {
-		root.Close()
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, manifest.FileName), err)
-	}
-	return &dirTree{name: name, dir: dir, root: root, index: index, m: m, cleanup: cleanup}, nil
+	return newDirTree(name, dir, root, index, m, cleanup), nil
 }
 
-func (t *dirTree) Manifest() *manifest.Manifest { return t.m }
-func (t *dirTree) Index() []byte                { return t.index }
-func (t *dirTree) String() string               { return t.name }
-func (t *dirTree) Dir() string                  { return t.dir }
-
-func (t *dirTree) ReadFile(_ context.Context, name string) ([]byte, error) {
-	if _, ok := t.m.Files[name]; !ok {
-		return nil, fmt.Errorf("%s: %s is not listed in %s", t.name, name, manifest.FileName)
+func newDirTree(name, dir string, root *os.Root, index []byte, m *manifest.Manifest, cleanup func() error) *dirTree {
+	read := func(_ context.Context, file string) ([]byte, error) {
+		data, err := root.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return data, nil
 	}
-	data, err := t.root.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.name, err)
+	closeFn := func() error {
+		err := root.Close()
+		if cleanup != nil {
+			err = errors.Join(err, cleanup())
+		}
+		return err
 	}
-	if err := checkFile(t.m, name, data); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.name, err)
-	}
-	return data, nil
-}
-
-func (t *dirTree) Close() error {
-	err := t.root.Close()
-	if t.cleanup != nil {
-		err = errors.Join(err, t.cleanup())
-	}
-	return err
+	return &dirTree{opened{name: name, index: index, m: m, read: read, close: closeFn}, dir}
 }
 
 // openBundle verifies and extracts a bundle into a private directory.
 func openBundle(ctx context.Context, l Location, opts Options) (Tree, error) {
-	u, err := bundle.Unpack(ctx, l.Path, opts.TempDir, opts.Limits)
+	u, err := bundle.Unpack(ctx, l.Path, opts.TempDir, bundle.Limits{})
 	if err != nil {
 		return nil, err
 	}
-	t, err := openDir(l.Raw, u.Dir, u.Close)
-	if err != nil {
-		u.Close()
-		return nil, err
-	}
-	return t, nil
+	return openUnpacked(l, u)
 }
 
 // openOCI pulls an image from a registry or a layout, checking its layer,
 // every file and index.json, into a private directory.
 func openOCI(ctx context.Context, l Location, opts Options) (Tree, error) {
-	o := ocitree.Options{Registry: opts.Registry, TempDir: opts.TempDir, Limits: opts.Limits}
+	o := ocitree.Options{Registry: opts.Registry, TempDir: opts.TempDir}
 	var p *ocitree.Pulled
 	var err error
 	if l.Kind == KindOCI {
@@ -102,9 +87,15 @@ func openOCI(ctx context.Context, l Location, opts Options) (Tree, error) {
 		return nil, err
 	}
 	opts.Logger.Info("pulled tree", "from", l.Raw, "digest", p.Digest.String())
-	t, err := openDir(l.Raw, p.Dir, p.Close)
+	return openUnpacked(l, p.Unpacked)
+}
+
+// openUnpacked opens the tree Open extracted into u, removed when it
+// closes.
+func openUnpacked(l Location, u *bundle.Unpacked) (Tree, error) {
+	t, err := openDir(l.Raw, u.Dir, u.Close)
 	if err != nil {
-		p.Close()
+		u.Close()
 		return nil, err
 	}
 	return t, nil

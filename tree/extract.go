@@ -8,11 +8,11 @@ import (
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/tree/bundle"
 )
 
 // Extract copies t into a new private directory under parent
@@ -23,28 +23,15 @@ import (
 // hard-linked. The Local it returns removes the directory when closed
 // (t is the caller's to close); on failure nothing is left behind.
 func Extract(ctx context.Context, t Tree, parent string) (Local, error) {
-	tmp, err := os.MkdirTemp(parent, "upgraph-tree-")
+	u, root, err := bundle.NewUnpacked(parent, "upgraph-tree-")
 	if err != nil {
 		return nil, err
 	}
-	// The tree is a directory of its own inside tmp, so that what is made
-	// beside it (a server's snapshot) goes when tmp does.
-	dir := filepath.Join(tmp, "tree")
-	cleanup := func() error { return os.RemoveAll(tmp) }
-	err = os.Mkdir(dir, 0o755)
-	var root *os.Root
-	if err == nil {
-		root, err = os.OpenRoot(dir)
+	if err := copyTree(ctx, t, root); err != nil {
+		root.Close()
+		return nil, errors.Join(err, u.Close())
 	}
-	if err == nil {
-		if err = copyTree(ctx, t, root); err != nil {
-			root.Close()
-		}
-	}
-	if err != nil {
-		return nil, errors.Join(err, cleanup())
-	}
-	return &dirTree{name: t.String(), dir: dir, root: root, index: t.Index(), m: t.Manifest(), cleanup: cleanup}, nil
+	return newDirTree(t.String(), u.Dir, root, t.Index(), t.Manifest(), u.Close), nil
 }
 
 // copyTree writes t's files into root, through which no name index.json

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -17,56 +16,29 @@ import (
 // endpoint such as upgraph serve or a policy-engine, or a mistyped URL.
 var ErrNoIndex = errors.New("no " + manifest.FileName + " there")
 
-// remoteTree reads each file with one request when it is asked for.
-type remoteTree struct {
-	name  string
-	get   func(ctx context.Context, name string) ([]byte, error)
-	index []byte
-	m     *manifest.Manifest
-	close func()
-}
-
-func openRemote(ctx context.Context, name string, get func(context.Context, string) ([]byte, error), closeFn func()) (*remoteTree, error) {
+// openRemote opens a tree whose files get reads, each with one request
+// when it is asked for; closeFn releases what get uses.
+func openRemote(ctx context.Context, name string, get func(context.Context, string) ([]byte, error), closeFn func() error) (Tree, error) {
 	index, err := get(ctx, manifest.FileName)
+	var m *manifest.Manifest
+	if err == nil {
+		if m, err = manifest.Parse(index); err != nil {
+			err = fmt.Errorf("%s: %s: %w", name, manifest.FileName, err)
+		}
+	}
 	if err != nil {
 		closeFn()
 		return nil, err
 	}
-	m, err := parseIndex(name, index)
-	if err != nil {
-		closeFn()
-		return nil, err
-	}
-	return &remoteTree{name: name, get: get, index: index, m: m, close: closeFn}, nil
-}
-
-func (t *remoteTree) Manifest() *manifest.Manifest { return t.m }
-func (t *remoteTree) Index() []byte                { return t.index }
-func (t *remoteTree) String() string               { return t.name }
-func (t *remoteTree) Close() error                 { t.close(); return nil }
-
-func (t *remoteTree) ReadFile(ctx context.Context, name string) ([]byte, error) {
-	if _, ok := t.m.Files[name]; !ok {
-		return nil, fmt.Errorf("%s: %s is not listed in %s", t.name, name, manifest.FileName)
-	}
-	data, err := t.get(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFile(t.m, name, data); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.name, err)
-	}
-	return data, nil
+	return &opened{name: name, index: index, m: m, read: get, close: closeFn}, nil
 }
 
 // openHTTP reads a tree published as static files (a web server, an
 // object store or a CDN in front of one): each file one GET, retried.
 func openHTTP(ctx context.Context, l Location, opts Options) (Tree, error) {
-	client, closeFn := opts.HTTP, func() {}
-	if client == nil {
-		c := httpget.DefaultClient(4)
-		client, closeFn = c, c.CloseIdleConnections
-	}
+	// httpget's client, with timeouts on every phase.
+	client := httpget.DefaultClient(4)
+	closeFn := func() error { client.CloseIdleConnections(); return nil }
 	g := &httpget.Getter{Client: client, Logger: opts.Logger}
 	base := *l.URL
 	get := func(ctx context.Context, name string) ([]byte, error) {
@@ -87,8 +59,5 @@ func openS3(ctx context.Context, l Location, opts Options) (Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	get := func(ctx context.Context, name string) ([]byte, error) {
-		return fs.ReadFile(s3tree.BucketFS(ctx, client, l.Bucket, l.Prefix), name)
-	}
-	return openRemote(ctx, l.Raw, get, func() {})
+	return openRemote(ctx, l.Raw, s3tree.NewBucket(client, l.Bucket, l.Prefix).ReadFile, func() error { return nil })
 }

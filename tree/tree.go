@@ -19,11 +19,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/registry"
-	"github.com/upgraph/upgraph/tree/bundle"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -52,9 +50,6 @@ type Local interface {
 // Options configure how Open reaches a tree. The zero value works for
 // public locations.
 type Options struct {
-	// HTTP is the client for http(s) trees (nil: httpget's default, with
-	// timeouts on every phase).
-	HTTP *http.Client
 	// S3 configures the client of s3:// trees.
 	S3 s3tree.ClientOptions
 	// Registry configures access to oci:// trees.
@@ -62,9 +57,7 @@ type Options struct {
 	// TempDir is where bundles and images are extracted (default:
 	// os.TempDir()); Close removes what Open extracted.
 	TempDir string
-	// Limits bound what extracting a bundle or an image may cost.
-	Limits bundle.Limits
-	Logger *slog.Logger
+	Logger  *slog.Logger
 }
 
 // Open opens the tree at location (see ParseLocation). ctx bounds every
@@ -99,27 +92,36 @@ func (l Location) Open(ctx context.Context, opts Options) (Tree, error) {
 	return nil, fmt.Errorf("%s: unknown kind of location", l.Raw)
 }
 
-// checkFile checks data, read for name, against m: name must be listed
-// and data must have its size and sha256.
-func checkFile(m *manifest.Manifest, name string, data []byte) error {
-	f, ok := m.Files[name]
-	if !ok {
-		return fmt.Errorf("%s is not listed in %s", name, manifest.FileName)
-	}
-	if int64(len(data)) != f.Size {
-		return fmt.Errorf("%s has %d bytes, %s says %d", name, len(data), manifest.FileName, f.Size)
-	}
-	if manifest.SHA256(data) != f.SHA256 {
-		return fmt.Errorf("%s does not match its sha256 in %s", name, manifest.FileName)
-	}
-	return nil
+// opened is a Tree whose files read returns, each checked against
+// index.json before it is returned.
+type opened struct {
+	name  string
+	index []byte
+	m     *manifest.Manifest
+	read  func(ctx context.Context, name string) ([]byte, error)
+	close func() error
 }
 
-// parseIndex parses index.json as read from where.
-func parseIndex(where string, index []byte) (*manifest.Manifest, error) {
-	m, err := manifest.Parse(index)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", where, manifest.FileName, err)
+func (t *opened) Manifest() *manifest.Manifest { return t.m }
+func (t *opened) Index() []byte                { return t.index }
+func (t *opened) String() string               { return t.name }
+func (t *opened) Close() error                 { return t.close() }
+
+// ReadFile reads name, which index.json must list, and checks it has the
+// size and sha256 given there.
+func (t *opened) ReadFile(ctx context.Context, name string) ([]byte, error) {
+	f, ok := t.m.Files[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: %s is not listed in %s", t.name, name, manifest.FileName)
 	}
-	return m, nil
+	data, err := t.read(ctx, name)
+	switch {
+	case err != nil:
+		return nil, err
+	case int64(len(data)) != f.Size:
+		return nil, fmt.Errorf("%s: %s has %d bytes, %s says %d", t.name, name, len(data), manifest.FileName, f.Size)
+	case manifest.SHA256(data) != f.SHA256:
+		return nil, fmt.Errorf("%s: %s does not match its sha256 in %s", t.name, name, manifest.FileName)
+	}
+	return data, nil
 }

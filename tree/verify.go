@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/tree/bundle"
@@ -22,7 +23,7 @@ func Verify(ctx context.Context, location string, opts Options) (Location, *bund
 		return loc, nil, err
 	}
 	if loc.Kind == KindDir || loc.Kind == KindBundle {
-		sum, err := bundle.Verify(ctx, loc.Path, opts.Limits)
+		sum, err := bundle.Verify(ctx, loc.Path, bundle.Limits{})
 		return loc, sum, err
 	}
 	t, err := loc.Open(ctx, opts)
@@ -33,18 +34,17 @@ func Verify(ctx context.Context, location string, opts Options) (Location, *bund
 	m := t.Manifest()
 	ps := bundle.ManifestProblems(m)
 	names := slices.Sorted(maps.Keys(m.Files))
-	found := make([]error, len(names))
+	var mu sync.Mutex
 	err = parallel.Run(ctx, 8, len(names), func(ctx context.Context, _, i int) error {
-		_, found[i] = t.ReadFile(ctx, names[i])
+		if _, err := t.ReadFile(ctx, names[i]); err != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			ps = append(ps, bundle.Problem{File: names[i], Reason: strings.TrimPrefix(err.Error(), t.String()+": ")})
+		}
 		return nil
 	})
 	if err != nil {
 		return loc, nil, err
-	}
-	for i, e := range found {
-		if e != nil {
-			ps = append(ps, bundle.Problem{File: names[i], Reason: strings.TrimPrefix(e.Error(), t.String()+": ")})
-		}
 	}
 	if err := bundle.Errors(location, ps); err != nil {
 		return loc, nil, err

@@ -42,15 +42,11 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
 			&cli.BoolFlag{Name: "viewer", Usage: "write the static viewer even if the source tree has none"},
 		}, append(guardFlags(), treeFlags()...)...),
-		Action: runMirrorTree,
+		Action: withLog(runMirrorTree),
 	}
 }
 
-func runMirrorTree(c *cli.Context) error {
-	log, err := logger(c)
-	if err != nil {
-		return err
-	}
+func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	opts := airgap.Options{
 		From: c.String("from"), Out: c.String("out"), Bundle: c.String("bundle"),
 		Arches: listFlag(c, "arch"), EndpointChannels: listFlag(c, "channels"),
@@ -63,6 +59,7 @@ func runMirrorTree(c *cli.Context) error {
 		v := c.Bool("viewer")
 		opts.Viewer = &v
 	}
+	var err error
 	if expr := c.String("channel"); expr != "" {
 		if opts.Channels, err = regexp.Compile(expr); err != nil {
 			return fmt.Errorf("--channel: %w", err)
@@ -132,20 +129,16 @@ match LOCATION.sha256 when that file exists; an image's layer must have its
 digest and index.json the digest its annotation names. Every bad file is
 named; the exit status is 1 if there is any.`,
 		Flags:  treeFlags(),
-		Action: runVerify,
+		Action: withLog(runVerify),
 	}
 }
 
-func runVerify(c *cli.Context) error {
+func runVerify(c *cli.Context, log *slog.Logger) error {
 	if c.NArg() != 1 {
 		return fmt.Errorf("verify: want one LOCATION, got %d arguments (flags go before it)", c.NArg())
 	}
 	p := c.Args().First()
 	if err := firstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
-		return err
-	}
-	log, err := logger(c)
-	if err != nil {
 		return err
 	}
 	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))

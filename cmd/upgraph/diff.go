@@ -3,17 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator/diff"
-)
-
-// Exit statuses of diff, as diff(1)'s: scripts and CI jobs test for 1.
-// (0: no difference).
-const (
-	diffDiffer  = 1
-	diffTrouble = 2
 )
 
 func diffCommand() *cli.Command {
@@ -37,22 +31,13 @@ Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (0: the default, 4)"},
 		}, treeFlags()...),
 		// 1 means "differences", so a bad flag must not exit with it.
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, diffTrouble) },
-		Action: func(c *cli.Context) error {
-			differ, err := runDiff(c)
-			switch {
-			case err != nil:
-				return cli.Exit(err, diffTrouble)
-			case differ:
-				return cli.Exit("", diffDiffer) // the output says it all
-			}
-			return nil
-		},
+		OnUsageError: exitTrouble,
+		Action:       answerAction(runDiff),
 	}
 }
 
-// runDiff reports whether the sides differ.
-func runDiff(c *cli.Context) (bool, error) {
+// runDiff reports whether the sides are the same.
+func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 	if c.NArg() != 2 {
 		return false, fmt.Errorf("diff wants OLD and NEW, got %d arguments (flags go before them)", c.NArg())
 	}
@@ -64,10 +49,6 @@ func runDiff(c *cli.Context) (bool, error) {
 		checkList(c, "channels", channelName), checkList(c, "arch", archName),
 		checkInt(c, "max-bytes", 0, "0 (no limit) or more"), checkWorkers(c), checkTreeFlags(c),
 	); err != nil {
-		return false, err
-	}
-	log, err := logger(c)
-	if err != nil {
 		return false, err
 	}
 	var sides [2]*diff.Source
@@ -92,5 +73,5 @@ func runDiff(c *cli.Context) (bool, error) {
 	if err := r.Write(c.App.Writer, format, diff.WriteOptions{MaxBytes: c.Int("max-bytes")}); err != nil {
 		return false, err
 	}
-	return !r.Empty(), nil
+	return r.Empty(), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 
 	"github.com/urfave/cli/v2"
 
@@ -40,7 +41,7 @@ Output is deterministic: nodes by version, edges sorted.`,
 			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.BoolFlag{Name: "blocked", Usage: "also draw the edges graph-data removes, dotted grey"},
 		}, treeFlags()...),
-		Action: func(c *cli.Context) error {
+		Action: withLog(func(c *cli.Context, log *slog.Logger) error {
 			if c.NArg() != 0 {
 				return fmt.Errorf("dot takes no arguments, got %q (flags go before them)", c.Args().Slice())
 			}
@@ -56,10 +57,6 @@ Output is deterministic: nodes by version, edges sorted.`,
 			if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 				return err
 			}
-			log, err := logger(c)
-			if err != nil {
-				return err
-			}
 			src, err := openGraphSource(c, c.String("source"), log)
 			if err != nil {
 				return fmt.Errorf("--source: %w", err)
@@ -72,6 +69,6 @@ Output is deterministic: nodes by version, edges sorted.`,
 			return dot.Write(c.App.Writer, g, dot.Options{
 				Title: fmt.Sprintf("%s (%s)", channel, arch), Blocked: c.Bool("blocked"), Arch: arch,
 			})
-		},
+		}),
 	}
 }

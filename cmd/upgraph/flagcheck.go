@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -346,23 +345,14 @@ func checkScrapeFlags(c *cli.Context) error {
 	)
 }
 
-// checkCAFile checks that --ca-file, when given, holds PEM certificates.
+// checkCAFile checks that --ca-file, when given, holds PEM certificates,
+// as registry.TLSConfig reads it.
 func checkCAFile(c *cli.Context) error {
 	if err := checkInput(c, "ca-file", wantFile); err != nil {
 		return err
 	}
-	file := c.String("ca-file")
-	if file == "" {
-		return nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return fmt.Errorf("--ca-file: %w", err)
-	}
-	if !x509.NewCertPool().AppendCertsFromPEM(data) {
-		return fmt.Errorf("--ca-file %s: no PEM certificates found", file)
-	}
-	return nil
+	_, err := registry.TLSConfig(c.String("ca-file"))
+	return err
 }
 
 // checkPayloadRepo checks that --payload-repo, when given, is a
@@ -385,17 +375,16 @@ var region = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // checkS3ClientFlags checks --endpoint and --region (s3ClientFlags, and
 // publish's), whether or not an s3:// source is read.
 func checkS3ClientFlags(c *cli.Context) error {
-	if endpoint, ok, err := given(c, "endpoint"); !ok {
-		if err != nil {
-			return err
-		}
-	} else if err := checkHTTPURL("endpoint", endpoint); err != nil {
+	endpoint, ok, err := given(c, "endpoint")
+	if ok {
+		err = checkHTTPURL("endpoint", endpoint)
+	}
+	if err != nil {
 		return err
 	}
-	if r, ok, err := given(c, "region"); !ok {
-		return err
-	} else if !region.MatchString(r) {
-		return fmt.Errorf("--region %q: want a region name such as %s", r, s3tree.DefaultRegion)
+	r, ok, err := given(c, "region")
+	if ok && !region.MatchString(r) {
+		err = fmt.Errorf("--region %q: want a region name such as %s", r, s3tree.DefaultRegion)
 	}
-	return nil
+	return err
 }

@@ -76,6 +76,17 @@ func newApp() *cli.App {
 	return app
 }
 
+// withLog is a command's action that logs as the global flags ask.
+func withLog(action func(*cli.Context, *slog.Logger) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		log, err := logger(c)
+		if err != nil {
+			return err
+		}
+		return action(c, log)
+	}
+}
+
 // logger builds the structured logger the global flags ask for.
 func logger(c *cli.Context) (*slog.Logger, error) {
 	var level slog.Level

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -11,13 +12,36 @@ import (
 	ver "github.com/upgraph/upgraph/generator/version"
 )
 
-// Exit statuses of path: 1 means "no path", which scripts test for, so
-// trouble (an unknown version or channel, an unreadable source, a bad
-// flag) exits with 2, as diff does.
+// Exit statuses of the commands whose status answers a question, as
+// diff(1)'s does, which scripts and CI jobs test for: 0 yes (diff: no
+// difference; path: a path), 1 no, and trouble (a bad flag, an unreadable
+// source, an unknown version or channel) 2.
 const (
-	pathNone    = 1
-	pathTrouble = 2
+	answerNo      = 1
+	answerTrouble = 2
 )
+
+// answerAction runs a command whose exit status answers a question: run
+// says the answer, or why there is none. The output says it all.
+func answerAction(run func(*cli.Context, *slog.Logger) (bool, error)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		log, err := logger(c)
+		var yes bool
+		if err == nil {
+			yes, err = run(c, log)
+		}
+		switch {
+		case err != nil:
+			return cli.Exit(err, answerTrouble)
+		case !yes:
+			return cli.Exit("", answerNo)
+		}
+		return nil
+	}
+}
+
+// exitTrouble is their OnUsageError: a bad flag must not exit with 1.
+func exitTrouble(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, answerTrouble) }
 
 func pathCommand() *cli.Command {
 	return &cli.Command{
@@ -54,22 +78,13 @@ an unreadable source.`,
 			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 		}, treeFlags()...),
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err, pathTrouble) },
-		Action: func(c *cli.Context) error {
-			found, err := runPath(c)
-			switch {
-			case err != nil:
-				return cli.Exit(err, pathTrouble)
-			case !found:
-				return cli.Exit("", pathNone) // the output says it
-			}
-			return nil
-		},
+		OnUsageError: exitTrouble,
+		Action:       answerAction(runPath),
 	}
 }
 
 // runPath reports whether a path was found.
-func runPath(c *cli.Context) (bool, error) {
+func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if c.NArg() != 0 {
 		return false, fmt.Errorf("path takes no arguments, got %q (flags go before them)", c.Args().Slice())
 	}
@@ -96,10 +111,6 @@ func runPath(c *cli.Context) (bool, error) {
 		}
 	}
 	if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
-		return false, err
-	}
-	log, err := logger(c)
-	if err != nil {
 		return false, err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -40,15 +41,11 @@ run again.`,
 			&cli.IntFlag{Name: "workers", Value: publish.DefaultWorkers, Usage: "concurrent requests (0: the default)"},
 			&cli.IntFlag{Name: "max-attempts", Value: 10, Usage: "attempts per request, with backoff, on 5xx, SlowDown and connection errors"},
 		}, treeFlags()...),
-		Action: runPublish,
+		Action: withLog(runPublish),
 	}
 }
 
-func runPublish(c *cli.Context) error {
-	log, err := logger(c)
-	if err != nil {
-		return err
-	}
+func runPublish(c *cli.Context, log *slog.Logger) error {
 	if err := firstError(
 		checkTreeFlags(c), checkInput(c, "headers", wantFile),
 		checkInt(c, "max-deletes", -1, "-1 (no limit), 0 or more"), checkWorkers(c),

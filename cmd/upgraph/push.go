@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -37,25 +38,19 @@ digest.`,
 			&cli.StringFlag{Name: "ca-file", Usage: "PEM bundle of extra trusted registry CAs"},
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk plain HTTP to the registry (loopback registries already are)"},
 		},
-		Action: runPush,
+		Action: withLog(runPush),
 	}
 }
 
-func runPush(c *cli.Context) error {
-	log, err := logger(c)
-	if err != nil {
-		return err
-	}
+func runPush(c *cli.Context, log *slog.Logger) error {
 	if err := checkCAFile(c); err != nil {
 		return err
 	}
 	if c.NArg() != 2 {
 		return fmt.Errorf("want DIR oci://REGISTRY/REPOSITORY:TAG, got %d arguments (flags go before them)", c.NArg())
 	}
+	// Push checks the reference before it does anything.
 	dir, ref := c.Args().Get(0), c.Args().Get(1)
-	if _, err := ocitree.ParseReference(ref, c.Bool("plain-http")); err != nil {
-		return err
-	}
 	start := time.Now()
 	p, err := ocitree.Push(c.Context, dir, ref, ocitree.Options{
 		Registry: registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http"), Logger: log},

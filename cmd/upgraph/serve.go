@@ -20,6 +20,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
@@ -81,7 +82,7 @@ S3; on any error the previous generation keeps being served.`,
 			&cli.BoolFlag{Name: "verify-ahead", Value: true, Usage: "check every file's digest in the background when a generation is loaded, rather than on each file's first request"},
 			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
 		}, treeFlags()...),
-		Action: runServe,
+		Action: withLog(runServe),
 	}
 }
 
@@ -157,12 +158,9 @@ func checkServeSource(cfg *serveConfig) error {
 	flag, p := cfg.flag, cfg.source
 	switch flag {
 	case "LOCATION":
-		if err := checkTreeSource(flag, p, false); err != nil {
-			return err
-		}
-		loc, err := tree.ParseLocation(p)
+		loc, _ := tree.ParseLocation(p) // checked by checkTreeSource
 		cfg.kind = loc.Kind
-		return err
+		return checkTreeSource(flag, p, false)
 	case "--s3":
 		cfg.kind = tree.KindS3
 		if _, _, err := s3tree.ParseURL(p); err != nil {
@@ -239,11 +237,7 @@ func servePrefix(p string) (string, error) {
 	return "/" + p, nil
 }
 
-func runServe(c *cli.Context) error {
-	log, err := logger(c)
-	if err != nil {
-		return err
-	}
+func runServe(c *cli.Context, log *slog.Logger) error {
 	cfg, err := serveFlags(c)
 	if err != nil {
 		return err
@@ -287,7 +281,27 @@ func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.L
 		}
 		return func() {}, nil
 	case tree.KindS3:
-		return serveS3(c, h, cfg.source, cfg.poll, log)
+		// An s3:// tree published with upgraph publish (serve --s3) is
+		// followed every --poll; h's guard applies to each generation.
+		bucket, prefix, err := s3tree.ParseURL(cfg.source)
+		if err != nil {
+			return nil, err
+		}
+		client, err := s3tree.NewClient(c.Context, s3ClientOptions(c))
+		if err != nil {
+			return nil, err
+		}
+		f, err := publish.Follow(c.Context, h, publish.FollowOptions{
+			Client: client, Bucket: bucket, Prefix: prefix, Interval: cfg.poll, Logger: log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return func() {
+			if err := f.Close(); err != nil {
+				log.Warn("removing the S3 cache directory", "err", err)
+			}
+		}, nil
 	}
 	return serveCopy(c, h, cfg.source, log)
 }

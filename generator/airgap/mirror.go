@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,10 +57,7 @@ type Options struct {
 	// Trace is the tree output's writer.DirStore.Trace.
 	Trace func(writer.Phase)
 	// Tree configures how a source tree is reached (package tree).
-	Tree tree.Options
-	// Client is used for graph endpoints (nil: Tree.HTTP, else one with
-	// timeouts).
-	Client *http.Client
+	Tree   tree.Options
 	Logger *slog.Logger
 }
 
@@ -90,37 +86,38 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	src, err := openSource(ctx, opts)
+	t, src, err := openSource(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
-	t := src.tree
+	defer src.Close()
 	log.Debug("source read", "from", opts.From, "releases", t.Graph.Len(), "duration", time.Since(start))
 
 	// Signatures are chosen by digest, which the rewrite keeps; reading
 	// them first keeps every read of the source in one place.
 	var sigs map[string][][]byte
-	if src.files != nil {
-		if sigs, err = sourceSignatures(ctx, src.files, t.Graph); err != nil {
+	if src.IsTree() {
+		if sigs, err = sourceSignatures(ctx, src.Tree, t.Graph); err != nil {
 			return nil, fmt.Errorf("%s: %w", opts.From, err)
 		}
 	}
 	res := &Result{Rewrite: rewriter.Apply(t.Graph)}
 	reportRewrite(log, res.Rewrite)
 
-	at := src.generatedAt
+	kind, at := "cincinnati", time.Time{}
+	var gd *graphdata.GraphData
+	if t.Manifest != nil {
+		kind = "mirror"
+		gd = graphDataInput(t.Manifest.Inputs.GraphData)
+		if at, err = time.Parse(time.RFC3339, t.Manifest.GeneratedAt); err != nil {
+			return nil, fmt.Errorf("%s: %s: generatedAt: %w", opts.From, manifest.FileName, err)
+		}
+	}
 	if at.IsZero() {
 		at = opts.GeneratedAt
 	}
 	if at.IsZero() {
 		at = time.Now()
-	}
-	kind := "cincinnati"
-	var gd *graphdata.GraphData
-	if t.Manifest != nil {
-		kind = "mirror"
-		gd = graphDataInput(t.Manifest.Inputs.GraphData)
 	}
 	built := generator.Applied(t.Graph, t.Channels, kind, gd)
 	built.Signatures = sigs

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // ErrNoChannels is Compare's error for two endpoints and no Channels.
@@ -73,7 +73,7 @@ func Compare(ctx context.Context, old, new *Source, opts Options) (*Result, erro
 	// all empty; an endpoint has those it serves a graph for.
 	for side, s := range sides {
 		if s.IsTree() {
-			has[side] = names{listed(s.Manifest().Channels, channels), listed(s.Manifest().Arches, arches)}
+			has[side] = names{listed(s.Tree.Manifest().Channels, channels), listed(s.Tree.Manifest().Arches, arches)}
 		}
 	}
 	r.Channels = nameChanges(channels, has[0].channels, has[1].channels)
@@ -109,7 +109,7 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 		return nil, nil, fmt.Errorf("neither %s nor %s has an index.json: %w", old, new, ErrNoChannels)
 	case channels == nil:
 		for _, t := range trees {
-			channels = append(channels, t.Manifest().Channels...)
+			channels = append(channels, t.Tree.Manifest().Channels...)
 		}
 	}
 	switch {
@@ -117,7 +117,7 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 		arches = slices.Clone(mirror.DefaultArches)
 	case arches == nil:
 		for _, t := range trees {
-			arches = append(arches, t.Manifest().Arches...)
+			arches = append(arches, t.Tree.Manifest().Arches...)
 		}
 	}
 	slices.Sort(channels)
@@ -127,12 +127,12 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 	// differences" for it would hide that.
 	if len(trees) == 2 {
 		for _, c := range channels {
-			if !slices.Contains(old.Manifest().Channels, c) && !slices.Contains(new.Manifest().Channels, c) {
+			if !slices.Contains(old.Tree.Manifest().Channels, c) && !slices.Contains(new.Tree.Manifest().Channels, c) {
 				return nil, nil, fmt.Errorf("channel %q is in neither %s nor %s", c, old, new)
 			}
 		}
 		for _, a := range arches {
-			if !slices.Contains(old.Manifest().Arches, a) && !slices.Contains(new.Manifest().Arches, a) {
+			if !slices.Contains(old.Tree.Manifest().Arches, a) && !slices.Contains(new.Tree.Manifest().Arches, a) {
 				return nil, nil, fmt.Errorf("arch %q is in neither %s nor %s", a, old, new)
 			}
 		}
@@ -161,45 +161,18 @@ func readAll(ctx context.Context, sides [2]*Source, channels, arches []string, w
 	if workers <= 0 {
 		workers = 4
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	results := make([]*document, len(jobs))
-	var (
-		mu       sync.Mutex
-		firstErr error // the cause, not the cancellations it leads to
-	)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
-		wg.Go(func() {
-			for i := range next {
-				j := jobs[i]
-				d, err := read(ctx, sides[j.side], j.p)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("channel %s, arch %s: %w", j.p.channel, j.p.arch, err)
-					}
-					mu.Unlock()
-					cancel()
-				}
-				results[i] = d
-			}
-		})
-	}
-	for i := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	var docs [2]map[pair]*document
-	if firstErr != nil {
-		return docs, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	err := parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, _, i int) error {
+		j := jobs[i]
+		d, err := read(ctx, sides[j.side], j.p)
+		if err != nil {
+			return fmt.Errorf("channel %s, arch %s: %w", j.p.channel, j.p.arch, err)
+		}
+		results[i] = d
+		return nil
+	})
+	if err != nil {
 		return docs, err
 	}
 	docs[0], docs[1] = map[pair]*document{}, map[pair]*document{}
@@ -230,4 +203,22 @@ func nameChanges(names []string, old, new map[string]bool) NameChanges {
 		}
 	}
 	return c
+}
+
+// Source is one side of a comparison: a tree wherever it lives or a
+// graph endpoint (mirror.OpenSource).
+type Source = mirror.Source
+
+type pair struct{ channel, arch string }
+
+// read returns the channel × arch graph, or nil for one a tree lacks.
+func read(ctx context.Context, s *Source, p pair) (*document, error) {
+	if !s.HasGraph(p.channel, p.arch) {
+		return nil, nil
+	}
+	label, data, err := s.Fetch(ctx, p.channel, p.arch)
+	if err != nil {
+		return nil, err
+	}
+	return decode(label, data)
 }

@@ -103,3 +103,18 @@ func sortedBy[E, K any](s []E, key func(E) K, cmp func(a, b K) int) []E {
 	slices.SortStableFunc(s, func(a, b E) int { return cmp(key(a), key(b)) })
 	return s
 }
+
+// keyed is a line with what it is sorted by.
+type keyed[K any] struct {
+	key  K
+	line line
+}
+
+// sortedLines are the lines sorted stably by key.
+func sortedLines[K any](es []keyed[K], cmp func(a, b K) int) []line {
+	ls := make([]line, 0, len(es))
+	for _, e := range sortedBy(es, func(e keyed[K]) K { return e.key }, cmp) {
+		ls = append(ls, e.line)
+	}
+	return ls
+}

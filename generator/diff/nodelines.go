@@ -11,20 +11,16 @@ import (
 // nodeLines shows an added node in full, since a reviewer vets what is
 // new, a removed one by version, and a changed one field by field.
 func (g *GraphDiff) nodeLines() []line {
-	type entry struct {
-		version string
-		line    line
-	}
-	var es []entry
+	var es []keyed[string]
 	for _, n := range g.Nodes.Added {
 		l := line{sign: '+', text: "node " + n.Version, sub: []line{{sign: '+', text: "payload: " + n.Payload}}}
 		for _, k := range sortedKeys(n.Metadata, strings.Compare) {
 			l.sub = append(l.sub, line{sign: '+', text: metadataLine(k, n.Metadata[k])})
 		}
-		es = append(es, entry{n.Version, l})
+		es = append(es, keyed[string]{n.Version, l})
 	}
 	for _, n := range g.Nodes.Removed {
-		es = append(es, entry{n.Version, line{sign: '-', text: "node " + n.Version}})
+		es = append(es, keyed[string]{n.Version, line{sign: '-', text: "node " + n.Version}})
 	}
 	for _, c := range g.Nodes.Changed {
 		l := line{sign: '~', text: "node " + c.Version}
@@ -45,13 +41,9 @@ func (g *GraphDiff) nodeLines() []line {
 				l.sub = append(l.sub, line{sign: '+', text: metadataLine(k.Key, *k.New)})
 			}
 		}
-		es = append(es, entry{c.Version, l})
+		es = append(es, keyed[string]{c.Version, l})
 	}
-	ls := make([]line, 0, len(es))
-	for _, e := range sortedBy(es, func(e entry) string { return e.version }, compareVersions) {
-		ls = append(ls, e.line)
-	}
-	return ls
+	return sortedLines(es, compareVersions)
 }
 
 // isListKey is true for the metadata keys whose values are

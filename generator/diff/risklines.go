@@ -10,49 +10,33 @@ import (
 // conditionalLines name the risks of each conditional edge; what a risk
 // says is shown once, by riskLines, not on every edge it is on.
 func (g *GraphDiff) conditionalLines() []line {
-	type entry struct {
-		edge Edge
-		line line
-	}
-	var es []entry
+	var es []keyed[Edge]
 	for _, c := range g.Conditional.Added {
-		es = append(es, entry{c.Edge, line{sign: '+', text: "conditional edge " + c.Edge.String() + ": " + strings.Join(c.Risks, ", ")}})
+		es = append(es, keyed[Edge]{c.Edge, line{sign: '+', text: "conditional edge " + c.Edge.String() + ": " + strings.Join(c.Risks, ", ")}})
 	}
 	for _, c := range g.Conditional.Removed {
-		es = append(es, entry{c.Edge, line{sign: '-', text: "conditional edge " + c.Edge.String() + ": " + strings.Join(c.Risks, ", ")}})
+		es = append(es, keyed[Edge]{c.Edge, line{sign: '-', text: "conditional edge " + c.Edge.String() + ": " + strings.Join(c.Risks, ", ")}})
 	}
 	for _, c := range g.Conditional.Changed {
 		text := fmt.Sprintf("conditional edge %s: %s → %s", c.Edge, strings.Join(c.Old, ", "), strings.Join(c.New, ", "))
-		es = append(es, entry{c.Edge, line{sign: '~', text: text}})
+		es = append(es, keyed[Edge]{c.Edge, line{sign: '~', text: text}})
 	}
-	ls := make([]line, 0, len(es))
-	for _, e := range sortedBy(es, func(e entry) Edge { return e.edge }, compareEdges) {
-		ls = append(ls, e.line)
-	}
-	return ls
+	return sortedLines(es, compareEdges)
 }
 
 // riskLines show an added risk in full and a removed one by name.
 func (g *GraphDiff) riskLines() []line {
-	type entry struct {
-		name string
-		line line
-	}
-	var es []entry
+	var es []keyed[string]
 	for _, r := range g.Risks.Added {
-		es = append(es, entry{r.Name, line{sign: '+', text: "risk " + r.Name, sub: riskFields('+', r)}})
+		es = append(es, keyed[string]{r.Name, line{sign: '+', text: "risk " + r.Name, sub: riskFields('+', r)}})
 	}
 	for _, r := range g.Risks.Removed {
-		es = append(es, entry{r.Name, line{sign: '-', text: "risk " + r.Name}})
+		es = append(es, keyed[string]{r.Name, line{sign: '-', text: "risk " + r.Name}})
 	}
 	for _, c := range g.Risks.Changed {
-		es = append(es, entry{c.Name, line{sign: '~', text: "risk " + c.Name, sub: riskChangeLines(c)}})
+		es = append(es, keyed[string]{c.Name, line{sign: '~', text: "risk " + c.Name, sub: riskChangeLines(c)}})
 	}
-	ls := make([]line, 0, len(es))
-	for _, e := range sortedBy(es, func(e entry) string { return e.name }, strings.Compare) {
-		ls = append(ls, e.line)
-	}
-	return ls
+	return sortedLines(es, strings.Compare)
 }
 
 // riskFields are the fields of a risk besides its name, one a line.

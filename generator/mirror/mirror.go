@@ -170,10 +170,22 @@ func requestURL(base, channel, arch string) string {
 // fetchAll fetches jobs on a bounded pool and hands the answers to merge
 // in job order (parallel.InOrder), so that the union and any error it
 // reports do not depend on timing. The first error stops the rest.
+// Errors name the channel and arch, and the URL through the underlying
+// error.
 func fetchAll(ctx context.Context, opts Options, jobs []job, merge func(job, *served) error) error {
-	f := &fetcher{get: &httpget.Getter{Client: opts.Client, Attempts: opts.Attempts, Backoff: opts.Backoff, Logger: opts.Logger}}
+	get := &httpget.Getter{Client: opts.Client, Attempts: opts.Attempts, Backoff: opts.Backoff, Logger: opts.Logger}
 	err := parallel.InOrder(ctx, opts.Workers, len(jobs), func(ctx context.Context, i int) (*served, error) {
-		return f.fetch(ctx, jobs[i])
+		j, start := jobs[i], time.Now()
+		body, err := get.Get(ctx, j.url)
+		var doc *served
+		if err == nil {
+			doc, err = decode(j.url, body)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("channel %s, arch %s: %w", j.channel, j.arch, err)
+		}
+		opts.Logger.Debug("fetched", "url", j.url, "releases", len(doc.nodes), "edges", len(doc.edges), "bytes", len(body), "duration", time.Since(start))
+		return doc, nil
 	}, func(i int, doc *served) error { return merge(jobs[i], doc) })
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return fmt.Errorf("mirror %s: %w", opts.URL, err)

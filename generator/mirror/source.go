@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -22,17 +21,15 @@ type Source struct {
 	Tree   tree.Tree
 	name   string
 	graphs map[[2]string]string // channel, arch → file
-	// An endpoint has these.
-	endpoint *url.URL
+	// Endpoint is an endpoint's graph URL, "" for a tree.
+	Endpoint string
 	get      *httpget.Getter
 	hint     string // added to an endpoint's errors
 }
 
 // SourceOptions configure OpenSource.
 type SourceOptions struct {
-	Tree tree.Options
-	// Client is for graph endpoints (nil: Tree.HTTP, else httpget's).
-	Client *http.Client
+	Tree   tree.Options
 	Logger *slog.Logger
 }
 
@@ -47,15 +44,12 @@ func OpenSource(ctx context.Context, spec string, opts SourceOptions) (*Source, 
 	if opts.Tree.Logger == nil {
 		opts.Tree.Logger = opts.Logger
 	}
-	if opts.Client == nil {
-		opts.Client = opts.Tree.HTTP
-	}
 	loc, err := tree.ParseLocation(spec)
 	if err != nil {
 		return nil, err
 	}
 	if loc.Kind == tree.KindEndpoint {
-		return openEndpoint(spec, loc.URL, opts)
+		return openEndpoint(spec, loc.URL, opts), nil
 	}
 	t, err := loc.Open(ctx, opts.Tree)
 	if loc.Kind == tree.KindHTTP && errors.Is(err, tree.ErrNoIndex) {
@@ -64,12 +58,10 @@ func OpenSource(ctx context.Context, spec string, opts SourceOptions) (*Source, 
 			u = loc.URL.JoinPath("api/upgrades_info/v1/graph")
 		}
 		opts.Logger.Info("no index.json: reading the host as a graph endpoint", "from", spec, "endpoint", u.String())
-		s, err := openEndpoint(spec, u, opts)
-		if err == nil {
-			// A mistyped tree URL fails as an endpoint; say why one was tried.
-			s.hint = " (" + spec + " has no " + manifest.FileName + ", so it was read as a graph endpoint)"
-		}
-		return s, err
+		s := openEndpoint(spec, u, opts)
+		// A mistyped tree URL fails as an endpoint; say why one was tried.
+		s.hint = " (" + spec + " has no " + manifest.FileName + ", so it was read as a graph endpoint)"
+		return s, nil
 	}
 	if err != nil {
 		return nil, err
@@ -81,33 +73,16 @@ func OpenSource(ctx context.Context, spec string, opts SourceOptions) (*Source, 
 	return s, nil
 }
 
-func openEndpoint(name string, u *url.URL, opts SourceOptions) (*Source, error) {
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("graph endpoint %q: want http:// or https:// and a host", u)
-	}
-	return &Source{name: name, endpoint: u, get: &httpget.Getter{Client: opts.Client, Logger: opts.Logger}}, nil
+// openEndpoint reads graphs at u, an http(s) URL with a host
+// (tree.ParseLocation checked it).
+func openEndpoint(name string, u *url.URL, opts SourceOptions) *Source {
+	return &Source{name: name, Endpoint: u.String(), get: &httpget.Getter{Logger: opts.Logger}}
 }
 
 func (s *Source) String() string { return s.name }
 
-// Manifest is a tree's index.json, nil for an endpoint.
-func (s *Source) Manifest() *manifest.Manifest {
-	if s.Tree == nil {
-		return nil
-	}
-	return s.Tree.Manifest()
-}
-
 // IsTree tells a tree from an endpoint.
 func (s *Source) IsTree() bool { return s.Tree != nil }
-
-// Endpoint is an endpoint's graph URL, "" for a tree.
-func (s *Source) Endpoint() string {
-	if s.endpoint == nil {
-		return ""
-	}
-	return s.endpoint.String()
-}
 
 // Close closes a tree.
 func (s *Source) Close() error {
@@ -139,7 +114,7 @@ func (s *Source) Fetch(ctx context.Context, channel, arch string) (label string,
 		}
 		return s.name + ": " + file, data, nil
 	}
-	u := requestURL(s.endpoint.String(), channel, arch)
+	u := requestURL(s.Endpoint, channel, arch)
 	data, err = s.get.Get(ctx, u)
 	if err != nil && s.hint != "" {
 		err = fmt.Errorf("%w%s", err, s.hint)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/tree"
 )
@@ -32,7 +33,7 @@ type TreeOptions struct {
 type Tree struct {
 	// Manifest is the tree's index.json, unfiltered.
 	Manifest *manifest.Manifest
-	// Graph is the union of the selected channel graphs (see Merge).
+	// Graph is the union of the selected channel graphs, as Fetch makes it.
 	Graph *graph.Graph
 	// Channels and Arches are those selected, in the tree's order.
 	Channels, Arches []string
@@ -74,7 +75,11 @@ func FromTree(ctx context.Context, src tree.Tree, opts TreeOptions) (*Tree, erro
 	if want := len(t.Channels) * len(t.Arches); len(picked) != want {
 		return nil, fmt.Errorf("%s lists %d of the %d selected channel × arch graphs", manifest.FileName, len(picked), want)
 	}
-	merger := NewMerger(opts.Logger)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	u := newUnion(log)
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = 4 // an HTTP tree pays a round trip per file
@@ -83,12 +88,40 @@ func FromTree(ctx context.Context, src tree.Tree, opts TreeOptions) (*Tree, erro
 		g := picked[i]
 		body, err := src.ReadFile(ctx, g.Path)
 		return Answer{Channel: g.Channel, Arch: g.Arch, Source: g.Path, Body: body}, err
-	}, func(_ int, a Answer) error { return merger.Add(a) })
+	}, func(_ int, a Answer) error { return u.addAnswer(a) })
 	if err != nil {
 		return nil, err
 	}
-	if t.Graph, err = merger.Finish(); err != nil {
+	if t.Graph, err = u.finish(); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// Answer is one policy-engine graph document already at hand: a channel
+// graph file of a generated tree, or an answer fetched some other way.
+type Answer struct {
+	Channel, Arch string
+	// Source names the document in messages: a URL or a file name.
+	Source string
+	Body   []byte
+}
+
+// addAnswer decodes and merges one answer, as Fetch does what it
+// fetches; a.Body is not retained, so that a caller holding many large
+// answers need not hold them all: only their union is kept.
+func (u *union) addAnswer(a Answer) error {
+	// The generator filters by these names, so an answer under a name
+	// clients cannot request could never be served back.
+	if !policy.ChannelPattern.MatchString(a.Channel) {
+		return fmt.Errorf("%s: channel %q does not match %s", a.Source, a.Channel, policy.ChannelPattern)
+	}
+	if !policy.ArchPattern.MatchString(a.Arch) {
+		return fmt.Errorf("%s: arch %q does not match %s", a.Source, a.Arch, policy.ArchPattern)
+	}
+	doc, err := decode(a.Source, a.Body)
+	if err != nil {
+		return fmt.Errorf("channel %s, arch %s: %w", a.Channel, a.Arch, err)
+	}
+	return u.add(job{channel: a.Channel, arch: a.Arch, url: a.Source}, doc)
 }

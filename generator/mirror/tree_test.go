@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -115,8 +116,8 @@ func TestMergeRejected(t *testing.T) {
 		{Answer{Channel: "stable-4.16", Arch: "x86_64", Source: "f.json", Body: body}, `f.json: arch "x86_64"`},
 		{Answer{Channel: "stable-4.16", Arch: "amd64", Source: "f.json", Body: []byte(`{"nodes":[],"edges":[]}`)}, `f.json: not a policy-engine graph`},
 	} {
-		if _, err := Merge([]Answer{tc.a}, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Merge(%s): %v, want an error containing %q", tc.a.Source, err, tc.want)
+		if err := newUnion(slog.New(slog.DiscardHandler)).addAnswer(tc.a); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("addAnswer(%s): %v, want an error containing %q", tc.a.Source, err, tc.want)
 		}
 	}
 }

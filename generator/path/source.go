@@ -21,15 +21,15 @@ func Channels(s *Source) ([]string, bool) {
 	if !s.IsTree() {
 		return nil, false
 	}
-	return s.Manifest().Channels, true
+	return s.Tree.Manifest().Channels, true
 }
 
 // Read returns the channel × arch graph. A tree without that channel or
 // arch is an error naming those it has (an endpoint answers an empty
 // graph for a channel it does not know, as policy-engines do).
 func Read(ctx context.Context, s *Source, channel, arch string) (*Graph, error) {
-	if m := s.Manifest(); m != nil && !s.HasGraph(channel, arch) {
-		switch {
+	if s.IsTree() && !s.HasGraph(channel, arch) {
+		switch m := s.Tree.Manifest(); {
 		case !slices.Contains(m.Channels, channel):
 			return nil, fmt.Errorf("%s has no channel %q (it has %s)", s, channel, strings.Join(m.Channels, ", "))
 		case !slices.Contains(m.Arches, arch):

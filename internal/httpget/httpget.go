@@ -85,12 +85,6 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// Retryable says whether the same request may succeed later: a server
-// error or 429.
-func (e *StatusError) Retryable() bool {
-	return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests
-}
-
 // Getter gets URLs. Zero fields get defaults: DefaultClient(4), 3
 // attempts, 1 s first backoff, no logging.
 type Getter struct {
@@ -114,7 +108,8 @@ func (g *Getter) Get(ctx context.Context, url string) ([]byte, error) {
 		wait, retry := delay, ctx.Err() == nil
 		var se *StatusError
 		if errors.As(err, &se) {
-			retry = retry && se.Retryable()
+			// The same request may succeed later after a server error or 429.
+			retry = retry && (se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests)
 			if se.retryAfter > maxRetryAfter {
 				return nil, fmt.Errorf("%w (server asks to retry after %s)", err, se.retryAfter)
 			}

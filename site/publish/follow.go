@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -40,7 +39,7 @@ type FollowOptions struct {
 type Follower struct {
 	o     FollowOptions
 	h     *site.Handler
-	fsys  fs.FS
+	b     *s3tree.Bucket
 	cache string // private directory of local copies
 
 	mu       sync.Mutex // serialises checks
@@ -61,7 +60,7 @@ type Follower struct {
 // and, when its ETag changes, downloads the new generation into a local
 // copy under a private cache directory — files unchanged since the
 // previous copy (same sha256) are hard-linked (or copied) from it, the
-// others read with BucketFS and checked against their sha256 in
+// others read with s3tree.Bucket and checked against their sha256 in
 // index.json — loads it with site.Load and swaps it in with
 // h.Offer, as site's directory watcher does: a generation the handler's
 // guard refuses (site.Options.Guard: one that would shrink what clusters
@@ -83,13 +82,12 @@ func Follow(ctx context.Context, h *site.Handler, o FollowOptions) (*Follower, e
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.Prefix = strings.Trim(o.Prefix, "/")
 	cache, err := os.MkdirTemp(o.TempDir, "upgraph-serve-s3-")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	f := &Follower{o: o, h: h, fsys: s3tree.BucketFS(ctx, o.Client, o.Bucket, o.Prefix), cache: cache, cancel: cancel, done: make(chan struct{})}
+	f := &Follower{o: o, h: h, b: s3tree.NewBucket(o.Client, o.Bucket, o.Prefix), cache: cache, cancel: cancel, done: make(chan struct{})}
 	if err := f.Check(ctx); err != nil {
 		cancel()
 		os.RemoveAll(cache)
@@ -129,7 +127,7 @@ func (f *Follower) ETag() string {
 	return f.etag
 }
 
-func (f *Follower) url() string { return "s3://" + f.o.Bucket + "/" + f.o.Prefix }
+func (f *Follower) url() string { return "s3://" + f.b.Name + "/" + f.b.Prefix }
 
 // Check looks for a new generation now and serves it if it loads; the
 // poll loop calls it every Interval. It returns the download or load
@@ -137,13 +135,10 @@ func (f *Follower) url() string { return "s3://" + f.o.Bucket + "/" + f.o.Prefix
 func (f *Follower) Check(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	key := f.o.Prefix + "/" + manifest.FileName
-	if f.o.Prefix == "" {
-		key = manifest.FileName
-	}
-	head, err := f.o.Client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.o.Bucket, Key: &key})
+	key := f.b.Key(manifest.FileName)
+	head, err := f.b.Client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.b.Name, Key: &key})
 	if err != nil {
-		err = s3tree.ObjectError(f.o.Bucket, key, err)
+		err = s3tree.ObjectError(f.b.Name, key, err)
 		f.o.Logger.Warn("checking for a new generation; still serving the previous one", "url", f.url(), "err", err)
 		return err
 	}
@@ -168,15 +163,12 @@ func (f *Follower) Check(ctx context.Context) error {
 
 // update downloads, loads and serves the generation now published.
 func (f *Follower) update(ctx context.Context) error {
-	key := f.o.Prefix + "/" + manifest.FileName
-	if f.o.Prefix == "" {
-		key = manifest.FileName
-	}
+	key := f.b.Key(manifest.FileName)
 	// GET, not the HEAD's ETag: index.json may have been replaced in
 	// between, and the copy must be labelled with the ETag of its bytes.
-	out, err := f.o.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.o.Bucket, Key: &key})
+	out, err := f.b.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.b.Name, Key: &key})
 	if err != nil {
-		return s3tree.ObjectError(f.o.Bucket, key, err)
+		return s3tree.ObjectError(f.b.Name, key, err)
 	}
 	index, err := io.ReadAll(out.Body)
 	out.Body.Close()
@@ -194,16 +186,15 @@ func (f *Follower) update(ctx context.Context) error {
 	}
 	f.n++
 	dir := filepath.Join(f.cache, fmt.Sprintf("gen-%d", f.n))
-	if err := f.download(ctx, dir, m, index); err != nil {
-		os.RemoveAll(dir)
-		return err
+	err = f.download(ctx, dir, m, index)
+	var g *site.Generation
+	if err == nil {
+		g, err = site.Load(dir, f.o.Logger)
 	}
-	g, err := site.Load(dir, f.o.Logger)
+	if err == nil {
+		err = f.h.Offer(g)
+	}
 	if err != nil {
-		os.RemoveAll(dir)
-		return err
-	}
-	if err := f.h.Offer(g); err != nil {
 		os.RemoveAll(dir)
 		return err
 	}
@@ -227,10 +218,8 @@ func (f *Follower) update(ctx context.Context) error {
 func (f *Follower) download(ctx context.Context, dir string, m *manifest.Manifest, index []byte) error {
 	// Any file of the previous copy with a given digest will do.
 	have := map[string]string{}
-	if f.curM != nil {
-		for p, file := range f.curM.Files {
-			have[file.SHA256] = p
-		}
+	for p, file := range filesOf(f.curM) {
+		have[file.SHA256] = p
 	}
 	for name, file := range m.Files {
 		if err := ctx.Err(); err != nil {
@@ -254,7 +243,7 @@ func (f *Follower) download(ctx context.Context, dir string, m *manifest.Manifes
 			}
 			// The previous copy is damaged or gone: fetch the file instead.
 		}
-		data, err := fs.ReadFile(f.fsys, name)
+		data, err := f.b.ReadFile(ctx, name)
 		if err != nil {
 			return err
 		}

@@ -11,8 +11,3 @@ var ErrShrink = manifest.ErrShrink
 // DefaultShrinkThreshold is the fraction of published releases, channels or
 // per-version graphs a new tree may drop without Force.
 const DefaultShrinkThreshold = manifest.DefaultShrinkThreshold
-
-// checkShrink compares the tree to publish with the published manifest.
-func checkShrink(published, next *manifest.Manifest, threshold float64) error {
-	return manifest.CheckShrink(published, next, threshold)
-}

@@ -85,7 +85,7 @@ func writeJournal(ctx context.Context, b *bucket, j journal) error {
 	j.StartedAt = time.Now().UTC().Format(time.RFC3339)
 	data, err := json.Marshal(j)
 	if err != nil {
-		return fmt.Errorf("%s: %w", b.url(JournalPath), err)
+		return fmt.Errorf("%s: %w", b.URL(JournalPath), err)
 	}
 	return b.put(ctx, JournalPath, data, Headers{ContentType: "application/json", CacheControl: "no-store"}, nil)
 }

@@ -150,7 +150,7 @@ func (p *Plan) Summary() string {
 // cannot vouch for, and lists the prefix for deletions. It only reads from
 // the bucket.
 func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Rules, log *slog.Logger) (*Plan, error) {
-	p := &Plan{Bucket: b.name, Prefix: b.prefix, tree: t, bucket: b, rules: rules}
+	p := &Plan{Bucket: b.Name, Prefix: b.Prefix, tree: t, bucket: b, rules: rules}
 
 	remoteIndex, err := b.get(ctx, manifest.FileName)
 	if err != nil {
@@ -161,9 +161,9 @@ func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Ru
 		published, err = manifest.Parse(remoteIndex.body)
 		if err != nil {
 			if !opts.Force {
-				return nil, fmt.Errorf("%s: %w: %w", b.url(manifest.FileName), ErrUnreadableIndex, err)
+				return nil, fmt.Errorf("%s: %w: %w", b.URL(manifest.FileName), ErrUnreadableIndex, err)
 			}
-			log.Warn("published index.json unreadable; publishing everything", "key", b.url(manifest.FileName), "err", err)
+			log.Warn("published index.json unreadable; publishing everything", "key", b.URL(manifest.FileName), "err", err)
 			remoteIndex = nil
 		}
 	}
@@ -172,7 +172,7 @@ func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Ru
 		p.base = manifest.Digest(remoteIndex.body)
 	}
 	if published != nil && !opts.Force {
-		if err := checkShrink(published, t.manifest, opts.ShrinkThreshold); err != nil {
+		if err := manifest.CheckShrink(published, t.manifest, opts.ShrinkThreshold); err != nil {
 			return nil, err
 		}
 	}
@@ -197,7 +197,7 @@ func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Ru
 	verifyAll := opts.Verify || (found && !ok) || (p.flagged && !found)
 	if found || p.flagged {
 		log.Info("an earlier publish did not finish; checking the objects it may have changed",
-			"key", b.url(JournalPath), "objects", len(pending), "all", verifyAll)
+			"key", b.URL(JournalPath), "objects", len(pending), "all", verifyAll)
 	}
 
 	// Header rules are compared as a whole: their digest is on index.json.
@@ -209,11 +209,7 @@ func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Ru
 			check = append(check, path)
 			continue
 		}
-		var old manifest.File
-		var listed bool
-		if published != nil {
-			old, listed = published.Files[path]
-		}
+		old, listed := filesOf(published)[path]
 		switch {
 		case !listed:
 			p.add(path, f, New)
@@ -254,6 +250,14 @@ func prepare(ctx context.Context, opts *Options, t *source, b *bucket, rules *Ru
 	return p, nil
 }
 
+// filesOf is m's files, none when nothing is published (m nil).
+func filesOf(m *manifest.Manifest) map[string]manifest.File {
+	if m == nil {
+		return nil
+	}
+	return m.Files
+}
+
 func (p *Plan) add(path string, f manifest.File, r Reason) {
 	p.Uploads = append(p.Uploads, Action{Op: Upload, Path: path, Reason: r, Size: f.Size, SHA256: f.SHA256})
 }
@@ -276,11 +280,7 @@ func (p *Plan) verify(ctx context.Context, paths []string, published *manifest.M
 	}
 	for i, path := range paths {
 		f := p.tree.manifest.Files[path]
-		var old manifest.File
-		var listed bool
-		if published != nil {
-			old, listed = published.Files[path]
-		}
+		old, listed := filesOf(published)[path]
 		p.Verified++
 		obj := objs[i]
 		// The size is checked too: it costs nothing, and some stores keep
@@ -314,11 +314,9 @@ func (p *Plan) verify(ctx context.Context, paths []string, published *manifest.M
 // was never published, or a deletion that never happened.
 func (p *Plan) planDeletes(ctx context.Context, opts *Options, published *manifest.Manifest) error {
 	if !opts.Delete {
-		if published != nil {
-			for path := range published.Files {
-				if _, ok := p.tree.manifest.Files[path]; !ok {
-					p.Kept++
-				}
+		for path := range filesOf(published) {
+			if _, ok := p.tree.manifest.Files[path]; !ok {
+				p.Kept++
 			}
 		}
 		return nil
@@ -334,10 +332,8 @@ func (p *Plan) planDeletes(ctx context.Context, opts *Options, published *manife
 				continue
 			}
 			r := Orphan
-			if published != nil {
-				if _, ok := published.Files[path]; ok {
-					r = Stale
-				}
+			if _, ok := filesOf(published)[path]; ok {
+				r = Stale
 			}
 			deletes = append(deletes, Action{Op: Delete, Path: path, Reason: r})
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
 // DefaultMaxDeletes is the CLI's cap on deletions per publish.
@@ -116,13 +116,13 @@ func Publish(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bucket{client: opts.Client, name: opts.Bucket, prefix: strings.Trim(opts.Prefix, "/")}
+	b := &bucket{s3tree.NewBucket(opts.Client, opts.Bucket, opts.Prefix)}
 
 	plan, err := prepare(ctx, &opts, t, b, rules, log)
 	if err != nil {
 		return nil, err
 	}
-	log.Info("publish plan", "dest", b.url(""), "uploads", len(plan.Uploads), "bytes", plan.UploadBytes(),
+	log.Info("publish plan", "dest", b.URL(""), "uploads", len(plan.Uploads), "bytes", plan.UploadBytes(),
 		"deletes", len(plan.Deletes), "unchanged", plan.Unchanged, "verified", plan.Verified, "dryRun", opts.DryRun)
 	rep := &Report{Plan: plan, DryRun: opts.DryRun}
 	if !opts.DryRun {
@@ -136,7 +136,7 @@ func Publish(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	if !opts.DryRun {
-		log.Info("published", "dest", b.url(""), "uploaded", rep.Uploaded, "bytes", rep.UploadedBytes,
+		log.Info("published", "dest", b.URL(""), "uploaded", rep.Uploaded, "bytes", rep.UploadedBytes,
 			"deleted", rep.Deleted, "duration", rep.Duration.Round(time.Millisecond))
 	}
 	return rep, nil
@@ -191,7 +191,7 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 			}
 			uploaded.Add(1)
 			bytes.Add(a.Size)
-			log.Debug("uploaded", "key", p.bucket.url(a.Path), "reason", a.Reason, "bytes", a.Size)
+			log.Debug("uploaded", "key", p.bucket.URL(a.Path), "reason", a.Reason, "bytes", a.Size)
 			tick()
 			return nil
 		})
@@ -215,7 +215,7 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 			return err
 		}
 		deleted.Add(1)
-		log.Debug("deleted", "key", p.bucket.url(a.Path), "reason", a.Reason)
+		log.Debug("deleted", "key", p.bucket.URL(a.Path), "reason", a.Reason)
 		tick()
 		return nil
 	})

@@ -31,23 +31,9 @@ const (
 	metaJournal = "upgraph-journal"
 )
 
-// bucket addresses the objects of one published tree: tree path p lives at
-// key prefix/p.
-type bucket struct {
-	client *s3.Client
-	name   string
-	prefix string // no leading or trailing slash; "" for the bucket root
-}
-
-func (b *bucket) key(p string) string {
-	if b.prefix == "" {
-		return p
-	}
-	return b.prefix + "/" + p
-}
-
-// url names an object in errors and logs.
-func (b *bucket) url(p string) string { return "s3://" + b.name + "/" + b.key(p) }
+// bucket is the objects of the published tree, with the requests
+// publishing makes.
+type bucket struct{ *s3tree.Bucket }
 
 // object is what a GET or HEAD learnt about a stored object.
 type object struct {
@@ -64,67 +50,65 @@ type object struct {
 func (b *bucket) get(ctx context.Context, p string) (*object, error) {
 	var lastErr error
 	for range 3 {
-		out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
+		out, err := b.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.Name, Key: aws.String(b.Key(p))})
 		if s3tree.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: %w", b.url(p), err)
+			return nil, fmt.Errorf("GET %s: %w", b.URL(p), err)
 		}
 		body, err := io.ReadAll(out.Body)
 		out.Body.Close()
 		if err == nil {
-			return &object{body: body, etag: aws.ToString(out.ETag), meta: out.Metadata, headers: Headers{
-				ContentType:     aws.ToString(out.ContentType),
-				CacheControl:    aws.ToString(out.CacheControl),
-				ContentEncoding: aws.ToString(out.ContentEncoding),
-			}}, nil
+			return &object{body: body, etag: aws.ToString(out.ETag), meta: out.Metadata, headers: headersOf(out.ContentType, out.CacheControl, out.ContentEncoding)}, nil
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("GET %s: %w", b.url(p), ctx.Err())
+			return nil, fmt.Errorf("GET %s: %w", b.URL(p), ctx.Err())
 		}
 		lastErr = err
 	}
-	return nil, fmt.Errorf("GET %s: reading body: %w", b.url(p), lastErr)
+	return nil, fmt.Errorf("GET %s: reading body: %w", b.URL(p), lastErr)
 }
 
 // head reads an object's metadata; a missing object is (nil, nil).
 func (b *bucket) head(ctx context.Context, p string) (*object, error) {
-	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
+	out, err := b.Client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.Name, Key: aws.String(b.Key(p))})
 	if s3tree.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("HEAD %s: %w", b.url(p), err)
+		return nil, fmt.Errorf("HEAD %s: %w", b.URL(p), err)
 	}
-	return &object{size: aws.ToInt64(out.ContentLength), meta: out.Metadata, headers: Headers{
-		ContentType:     aws.ToString(out.ContentType),
-		CacheControl:    aws.ToString(out.CacheControl),
-		ContentEncoding: aws.ToString(out.ContentEncoding),
-	}}, nil
+	return &object{size: aws.ToInt64(out.ContentLength), meta: out.Metadata, headers: headersOf(out.ContentType, out.CacheControl, out.ContentEncoding)}, nil
+}
+
+func headersOf(contentType, cacheControl, contentEncoding *string) Headers {
+	return Headers{ContentType: aws.ToString(contentType), CacheControl: aws.ToString(cacheControl), ContentEncoding: aws.ToString(contentEncoding)}
+}
+
+// optional is s for a request's optional header: nil when empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // put stores body at p with its headers and metadata. The body is in
 // memory, so the SDK can rewind it for every retry.
 func (b *bucket) put(ctx context.Context, p string, body []byte, h Headers, meta map[string]string) error {
 	in := &s3.PutObjectInput{
-		Bucket:        &b.name,
-		Key:           aws.String(b.key(p)),
-		Body:          bytes.NewReader(body),
-		ContentLength: aws.Int64(int64(len(body))),
-		Metadata:      meta,
+		Bucket:          &b.Name,
+		Key:             aws.String(b.Key(p)),
+		Body:            bytes.NewReader(body),
+		ContentLength:   aws.Int64(int64(len(body))),
+		Metadata:        meta,
+		ContentType:     optional(h.ContentType),
+		CacheControl:    optional(h.CacheControl),
+		ContentEncoding: optional(h.ContentEncoding),
 	}
-	if h.ContentType != "" {
-		in.ContentType = aws.String(h.ContentType)
-	}
-	if h.CacheControl != "" {
-		in.CacheControl = aws.String(h.CacheControl)
-	}
-	if h.ContentEncoding != "" {
-		in.ContentEncoding = aws.String(h.ContentEncoding)
-	}
-	if _, err := b.client.PutObject(ctx, in); err != nil {
-		return fmt.Errorf("PUT %s: %w", b.url(p), err)
+	if _, err := b.Client.PutObject(ctx, in); err != nil {
+		return fmt.Errorf("PUT %s: %w", b.URL(p), err)
 	}
 	return nil
 }
@@ -138,29 +122,21 @@ func (b *bucket) put(ctx context.Context, p string, body []byte, h Headers, meta
 // mark the wrong generation.
 func (b *bucket) replaceMeta(ctx context.Context, p string, obj *object, meta map[string]string) error {
 	in := &s3.CopyObjectInput{
-		Bucket:            &b.name,
-		Key:               aws.String(b.key(p)),
-		CopySource:        aws.String(b.name + "/" + escapeKey(b.key(p))),
+		Bucket:            &b.Name,
+		Key:               aws.String(b.Key(p)),
+		CopySource:        aws.String(b.Name + "/" + escapeKey(b.Key(p))),
 		MetadataDirective: types.MetadataDirectiveReplace,
 		Metadata:          meta,
+		CopySourceIfMatch: optional(obj.etag),
+		ContentType:       optional(obj.headers.ContentType),
+		CacheControl:      optional(obj.headers.CacheControl),
+		ContentEncoding:   optional(obj.headers.ContentEncoding),
 	}
-	if obj.etag != "" {
-		in.CopySourceIfMatch = aws.String(obj.etag)
-	}
-	if h := obj.headers; h.ContentType != "" {
-		in.ContentType = aws.String(h.ContentType)
-	}
-	if h := obj.headers; h.CacheControl != "" {
-		in.CacheControl = aws.String(h.CacheControl)
-	}
-	if h := obj.headers; h.ContentEncoding != "" {
-		in.ContentEncoding = aws.String(h.ContentEncoding)
-	}
-	if _, err := b.client.CopyObject(ctx, in); err != nil {
+	if _, err := b.Client.CopyObject(ctx, in); err != nil {
 		if isPreconditionFailed(err) {
-			return fmt.Errorf("COPY %s: changed since it was read (another publish running?): %w", b.url(p), err)
+			return fmt.Errorf("COPY %s: changed since it was read (another publish running?): %w", b.URL(p), err)
 		}
-		return fmt.Errorf("COPY %s: %w", b.url(p), err)
+		return fmt.Errorf("COPY %s: %w", b.URL(p), err)
 	}
 	return nil
 }
@@ -177,27 +153,27 @@ func escapeKey(k string) string {
 
 // remove deletes p; deleting a missing object succeeds, as on S3.
 func (b *bucket) remove(ctx context.Context, p string) error {
-	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.name, Key: aws.String(b.key(p))})
+	_, err := b.Client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.Name, Key: aws.String(b.Key(p))})
 	if err != nil && !s3tree.IsNotFound(err) {
-		return fmt.Errorf("DELETE %s: %w", b.url(p), err)
+		return fmt.Errorf("DELETE %s: %w", b.URL(p), err)
 	}
 	return nil
 }
 
 // list returns the tree paths of the objects under dir ("graph/").
 func (b *bucket) list(ctx context.Context, dir string) ([]string, error) {
-	prefix := b.key(dir)
+	prefix := b.Key(dir)
 	var paths []string
-	pages := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.name, Prefix: &prefix})
+	pages := s3.NewListObjectsV2Paginator(b.Client, &s3.ListObjectsV2Input{Bucket: &b.Name, Prefix: &prefix})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("listing s3://%s/%s: %w", b.name, prefix, err)
+			return nil, fmt.Errorf("listing s3://%s/%s: %w", b.Name, prefix, err)
 		}
 		for _, o := range page.Contents {
 			k := aws.ToString(o.Key)
-			if b.prefix != "" {
-				k = strings.TrimPrefix(k, b.prefix+"/")
+			if b.Prefix != "" {
+				k = strings.TrimPrefix(k, b.Prefix+"/")
 			}
 			paths = append(paths, k)
 		}

@@ -73,10 +73,7 @@ const (
 func dirs(ms ...*manifest.Manifest) []string {
 	set := map[string]bool{}
 	for _, m := range ms {
-		if m == nil {
-			continue
-		}
-		for name := range m.Files {
+		for name := range filesOf(m) {
 			if d, _, ok := strings.Cut(name, "/"); ok {
 				set[d+"/"] = true
 			}

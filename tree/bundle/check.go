@@ -20,11 +20,12 @@ var (
 	signatureFile = regexp.MustCompile(`^signatures/sha256=[0-9a-f]{64}/signature-[1-9][0-9]*$`)
 )
 
-// checkManifest finds what makes index.json disagree with itself or with
-// the layout a server relies on: files it cannot serve, graphs whose
+// ManifestProblems finds what makes index.json disagree with itself or
+// with the layout a server relies on: files it cannot serve, graphs whose
 // files are not listed, listed graph files no graph accounts for, and
-// counts that do not add up. Files are checked against it elsewhere.
-func checkManifest(m *manifest.Manifest) problems {
+// counts that do not add up. Files are checked against it elsewhere
+// (Verify, and the readers of trees that live elsewhere).
+func ManifestProblems(m *manifest.Manifest) []Problem {
 	var ps problems
 	bad := func(format string, args ...any) { ps.add(manifest.FileName, format, args...) }
 	if _, err := time.Parse(time.RFC3339, m.GeneratedAt); err != nil {

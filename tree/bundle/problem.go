@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/upgraph/upgraph/generator/manifest"
 )
 
 // Problem is one thing wrong with one file of a tree or bundle.
@@ -52,11 +50,6 @@ func (ps problems) err(path string) error {
 	slices.SortStableFunc(sorted, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
 	return &Error{Path: path, Problems: sorted}
 }
-
-// ManifestProblems is what makes m disagree with itself or with the
-// layout a server relies on (see Verify), for the readers of trees that
-// live elsewhere.
-func ManifestProblems(m *manifest.Manifest) []Problem { return checkManifest(m) }
 
 // Errors returns ps, sorted by file, as an *Error about path, or nil.
 func Errors(path string, ps []Problem) error { return problems(ps).err(path) }

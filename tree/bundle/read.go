@@ -110,7 +110,7 @@ func (r *reader) read(in io.Reader) (*manifest.Manifest, error) {
 	if !ok {
 		return nil, nil
 	}
-	r.ps = append(r.ps, checkManifest(r.m)...)
+	r.ps = append(r.ps, ManifestProblems(r.m)...)
 	r.seen = map[string]bool{}
 	r.sums = map[string]string{}
 	r.dirs = map[string]bool{}

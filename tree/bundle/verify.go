@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/parallel"
 )
 
 // Limits bound what reading a bundle may cost, since one may come from
@@ -76,7 +77,7 @@ func verifyDir(ctx context.Context, dir string, lim Limits) (*Summary, error) {
 	if m == nil {
 		return nil, ps.err(dir)
 	}
-	ps = append(ps, checkManifest(m)...)
+	ps = append(ps, ManifestProblems(m)...)
 
 	seen := map[string]bool{}
 	// Hard links (identical graphs, stored once) are hashed once: that is
@@ -168,37 +169,27 @@ func hashFiles(ctx context.Context, root *os.Root, m *manifest.Manifest, content
 	var (
 		mu sync.Mutex
 		ps problems
-		wg sync.WaitGroup
 	)
-	next := make(chan []string)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for names := range next {
-				size, sum, err := hashFile(root, names[0])
-				mu.Lock()
-				for _, name := range names {
-					want := m.Files[name]
-					switch {
-					case err != nil:
-						ps.add(name, "%v", err)
-					case size != want.Size:
-						ps.add(name, "%d bytes, index.json says %d", size, want.Size)
-					case sum != want.SHA256:
-						ps.add(name, "content does not match its sha256 in index.json")
-					}
-				}
-				mu.Unlock()
+	// The files' problems are collected, never returned: only ctx stops
+	// the run.
+	_ = parallel.Run(ctx, runtime.GOMAXPROCS(0), len(contents), func(_ context.Context, _, i int) error {
+		names := contents[i]
+		size, sum, err := hashFile(root, names[0])
+		mu.Lock()
+		defer mu.Unlock()
+		for _, name := range names {
+			want := m.Files[name]
+			switch {
+			case err != nil:
+				ps.add(name, "%v", err)
+			case size != want.Size:
+				ps.add(name, "%d bytes, index.json says %d", size, want.Size)
+			case sum != want.SHA256:
+				ps.add(name, "content does not match its sha256 in index.json")
 			}
-		})
-	}
-	for _, names := range contents {
-		if ctx.Err() != nil {
-			break
 		}
-		next <- names
-	}
-	close(next)
-	wg.Wait()
+		return nil
+	})
 	return ps, ctx.Err()
 }
 

@@ -80,8 +80,6 @@ type Options struct {
 	// TempDir holds the bundle while it is pushed or pulled (default:
 	// os.TempDir()).
 	TempDir string
-	// Limits bound what reading a pulled bundle may cost.
-	Limits bundle.Limits
 }
 
 // Pushed describes a tree written to a registry.
@@ -90,9 +88,8 @@ type Pushed struct {
 	Ref name.Digest
 	// Tag is the reference pushed to (a tag or the digest itself).
 	Tag name.Reference
-	// Digest and Size are the manifest's.
+	// Digest is the manifest's.
 	Digest v1.Hash
-	Size   int64
 	// Layer is the bundle's digest, the layer's.
 	Layer    v1.Hash
 	Manifest *manifest.Manifest
@@ -126,11 +123,7 @@ func ParseReference(s string, plainHTTP bool) (name.Reference, error) {
 // describes. A digest reference must be the digest of the image the tree
 // makes.
 func Push(ctx context.Context, dir, ref string, opts Options) (*Pushed, error) {
-	r, err := ParseReference(ref, opts.Registry.PlainHTTP)
-	if err != nil {
-		return nil, err
-	}
-	remoteOpts, err := remoteOptions(ctx, opts.Registry)
+	r, remoteOpts, err := reference(ctx, ref, opts.Registry)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +132,7 @@ func Push(ctx context.Context, dir, ref string, opts Options) (*Pushed, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a tree directory", dir)
 	}
-	sum, err := bundle.Verify(ctx, dir, opts.Limits)
+	sum, err := bundle.Verify(ctx, dir, bundle.Limits{})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +142,8 @@ func Push(ctx context.Context, dir, ref string, opts Options) (*Pushed, error) {
 	}
 	defer os.RemoveAll(tmp)
 	file := filepath.Join(tmp, "tree.tar.gz")
-	if _, err := bundle.Write(ctx, dir, file); err != nil {
+	w, err := bundle.Write(ctx, dir, file)
+	if err != nil {
 		return nil, err
 	}
 	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
@@ -171,21 +165,10 @@ func Push(ctx context.Context, dir, ref string, opts Options) (*Pushed, error) {
 	if err := remote.Write(r, img, remoteOpts...); err != nil {
 		return nil, fmt.Errorf("pushing to %s: %w", r, err)
 	}
-	raw, err := img.RawManifest()
-	if err != nil {
-		return nil, err
-	}
-	layers, err := img.Layers()
-	if err != nil {
-		return nil, err
-	}
-	layer, err := layers[0].Digest()
-	if err != nil {
-		return nil, err
-	}
+	// The layer is the bundle file as it is.
 	return &Pushed{
-		Ref: r.Context().Digest(digest.String()), Tag: r, Digest: digest, Size: int64(len(raw)),
-		Layer: layer, Manifest: sum.Manifest, Annotations: ann,
+		Ref: r.Context().Digest(digest.String()), Tag: r, Digest: digest,
+		Layer: v1.Hash{Algorithm: "sha256", Hex: w.SHA256}, Manifest: sum.Manifest, Annotations: ann,
 	}, nil
 }
 
@@ -260,12 +243,17 @@ func Annotations(m *manifest.Manifest, index []byte) map[string]string {
 	return ann
 }
 
-// remoteOptions configure go-containerregistry as registry.Options say.
-func remoteOptions(ctx context.Context, o registry.Options) ([]remote.Option, error) {
+// reference parses ref (see ParseReference) and configures
+// go-containerregistry to reach it as registry.Options say.
+func reference(ctx context.Context, ref string, o registry.Options) (name.Reference, []remote.Option, error) {
+	r, err := ParseReference(ref, o.PlainHTTP)
+	if err != nil {
+		return nil, nil, err
+	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	tlsConfig, err := registry.TLSConfig(o.CAFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tlsConfig != nil {
 		base.TLSClientConfig = tlsConfig
@@ -274,7 +262,7 @@ func remoteOptions(ctx context.Context, o registry.Options) ([]remote.Option, er
 	if kc == nil {
 		kc = authn.DefaultKeychain
 	}
-	return []remote.Option{
+	return r, []remote.Option{
 		remote.WithContext(ctx),
 		remote.WithTransport(base),
 		remote.WithAuthFromKeychain(kc),
@@ -297,11 +285,7 @@ type Pulled struct {
 // the digest the manifest's annotation gives. Nothing is left behind on
 // failure.
 func Pull(ctx context.Context, ref, parent string, opts Options) (*Pulled, error) {
-	r, err := ParseReference(ref, opts.Registry.PlainHTTP)
-	if err != nil {
-		return nil, err
-	}
-	remoteOpts, err := remoteOptions(ctx, opts.Registry)
+	r, remoteOpts, err := reference(ctx, ref, opts.Registry)
 	if err != nil {
 		return nil, err
 	}
@@ -317,15 +301,11 @@ func Pull(ctx context.Context, ref, parent string, opts Options) (*Pulled, error
 // digest is ref ("sha256:HEX", "@sha256:HEX"), or with ref "" the only
 // upgraph tree the layout holds.
 func PullLayout(ctx context.Context, dir, ref, parent string, opts Options) (*Pulled, error) {
-	p, err := layout.FromPath(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+	idx, err := layout.ImageIndexFromPath(dir)
+	var im *v1.IndexManifest
+	if err == nil {
+		im, err = idx.IndexManifest()
 	}
-	idx, err := p.ImageIndex()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	im, err := idx.IndexManifest()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -408,7 +388,7 @@ func extract(ctx context.Context, img v1.Image, label, parent string, opts Optio
 	if err := download(layers[0], file); err != nil {
 		return nil, fmt.Errorf("%s: layer %s: %w", label, m.Layers[0].Digest, err)
 	}
-	u, err := bundle.Unpack(ctx, file, parent, opts.Limits)
+	u, err := bundle.Unpack(ctx, file, parent, bundle.Limits{})
 	if err != nil {
 		var be *bundle.Error
 		if errors.As(err, &be) {

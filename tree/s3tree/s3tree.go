@@ -1,75 +1,68 @@
 // Package s3tree reads a tree where it lives in S3 or an S3-compatible
-// store, s3://BUCKET/PREFIX: a read-only fs.FS over the objects under the
-// prefix (BucketFS), and the client it reads with (NewClient),
-// which publishing and following (site/publish) share.
+// store, s3://BUCKET/PREFIX: the objects under the prefix (Bucket), and
+// the client it reads them with (NewClient), which publishing and
+// following (site/publish) share.
 //
 // It sits below package tree, which opens s3:// trees through it, and
 // below the serving layer.
 package s3tree
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 )
 
-// BucketFS returns a read-only file system over the objects of bucket
-// under prefix: name N is the object PREFIX/N, read whole with one
-// GetObject. A missing object is fs.ErrNotExist. Directories are not
-// listed (trees are read through their index.json). ctx bounds every
-// request made through it.
-func BucketFS(ctx context.Context, client *s3.Client, bucket, prefix string) fs.FS {
-	return &bucketFS{ctx: ctx, client: client, bucket: bucket, prefix: strings.Trim(prefix, "/")}
+// Bucket addresses the objects of one tree: tree path p lives at key
+// Prefix/p of bucket Name.
+type Bucket struct {
+	Client *s3.Client
+	Name   string
+	Prefix string // no leading or trailing slash; "" for the bucket root
 }
 
-type bucketFS struct {
-	ctx            context.Context
-	client         *s3.Client
-	bucket, prefix string
+// NewBucket returns the objects of bucket under prefix, however the
+// prefix is slashed.
+func NewBucket(client *s3.Client, bucket, prefix string) *Bucket {
+	return &Bucket{Client: client, Name: bucket, Prefix: strings.Trim(prefix, "/")}
 }
 
-var _ fs.ReadFileFS = (*bucketFS)(nil)
-
-func (b *bucketFS) key(name string) string {
-	if b.prefix == "" {
-		return name
+// Key is the object key of tree path p.
+func (b *Bucket) Key(p string) string {
+	if b.Prefix == "" {
+		return p
 	}
-	return b.prefix + "/" + name
+	return b.Prefix + "/" + p
 }
 
-func (b *bucketFS) ReadFile(name string) ([]byte, error) {
-	data, _, err := b.get(name)
-	return data, err
-}
+// URL names the object of tree path p in errors and logs.
+func (b *Bucket) URL(p string) string { return "s3://" + b.Name + "/" + b.Key(p) }
 
-func (b *bucketFS) get(name string) ([]byte, time.Time, error) {
+// ReadFile reads the object of tree path name whole, with one GetObject.
+// A missing object is fs.ErrNotExist, a name fs.ValidPath refuses
+// fs.ErrInvalid (without a request); errors are *fs.PathError naming the
+// object's URL.
+func (b *Bucket) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	if !fs.ValidPath(name) || name == "." {
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	key := b.key(name)
-	out, err := b.client.GetObject(b.ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
+	key := b.Key(name)
+	out, err := b.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.Name, Key: &key})
 	if err != nil {
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: name, Err: ObjectError(b.bucket, key, err)}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ObjectError(b.Name, key, err)}
 	}
 	defer out.Body.Close()
 	data, err := io.ReadAll(out.Body)
 	if err != nil {
-		return nil, time.Time{}, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("s3://%s/%s: %w", b.bucket, key, err)}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("s3://%s/%s: %w", b.Name, key, err)}
 	}
-	var mod time.Time
-	if out.LastModified != nil {
-		mod = *out.LastModified
-	}
-	return data, mod, nil
+	return data, nil
 }
 
 // ObjectError names the object s3://BUCKET/KEY in an error of a request
@@ -101,32 +94,3 @@ func IsNotFound(err error) bool {
 	var status interface{ HTTPStatusCode() int }
 	return errors.As(err, &status) && status.HTTPStatusCode() == 404
 }
-
-func (b *bucketFS) Open(name string) (fs.File, error) {
-	data, mod, err := b.get(name)
-	if err != nil {
-		return nil, err
-	}
-	return &bucketFile{Reader: bytes.NewReader(data), info: fileInfo{name: path.Base(name), size: int64(len(data)), mod: mod}}, nil
-}
-
-type bucketFile struct {
-	*bytes.Reader
-	info fileInfo
-}
-
-func (f *bucketFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *bucketFile) Close() error               { return nil }
-
-type fileInfo struct {
-	name string
-	size int64
-	mod  time.Time
-}
-
-func (i fileInfo) Name() string       { return i.name }
-func (i fileInfo) Size() int64        { return i.size }
-func (i fileInfo) Mode() fs.FileMode  { return 0o444 }
-func (i fileInfo) ModTime() time.Time { return i.mod }
-func (i fileInfo) IsDir() bool        { return false }
-func (i fileInfo) Sys() any           { return nil }
