@@ -10,8 +10,8 @@ import (
 //go:embed testdata/demo
 var demo embed.FS
 
-// DemoGraphData is a small graph-data tree: four channels, a blocked edge
-// and a conditional risk.
+// DemoGraphData is a small graph-data tree: six channels (stable, fast and
+// candidate of 4.15 and 4.16), a blocked edge and a conditional risk.
 func DemoGraphData() fs.FS { return sub("testdata/demo/graph-data") }
 
 // DemoReleases is a metadata:DIR release set: 4.15.0–4.16.2 for amd64 and arm64.

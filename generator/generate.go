@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/upgraph/upgraph/internal/clip"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -26,6 +25,7 @@ import (
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/internal/clip"
 )
 
 // HeapBudget is the Go memory a generation may use before its garbage is

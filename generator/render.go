@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/generator/views"
@@ -40,20 +41,37 @@ type RenderOptions struct {
 	// shrink guard: a generation that would strand clusters is refused
 	// while the one it would replace is still in place).
 	Check func(next *manifest.Manifest) error
+	// Catalogs are operator catalogs to publish beside the release graphs,
+	// each under operators/<name>/ (docs/operators.md), with distinct
+	// names. With catalogs, Render's b may be nil: a tree of catalogs
+	// alone.
+	Catalogs []*catviews.Catalog
 }
 
 // Render writes every selected channel × arch graph, each with its
-// per-version graphs, and index.json, then commits the generation. On any
-// error the generation is discarded.
+// per-version graphs, every file of each catalog, and index.json, then
+// commits the generation. On any error the generation is discarded. b
+// is nil for a tree of catalogs alone.
 func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manifest, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	channels, arches := selectOutputs(b, opts, log)
+	if b == nil && len(opts.Catalogs) == 0 {
+		return nil, fmt.Errorf("nothing to render: no release graph and no catalog")
+	}
+	if err := checkCatalogNames(opts.Catalogs); err != nil {
+		return nil, err
+	}
+	channels, arches := []string{}, []string{}
 	var gdInput manifest.GraphDataInput
-	if b.GraphData != nil {
-		gdInput = manifest.GraphDataInput{Version: b.GraphData.SchemaVersion.String(), Digest: b.GraphData.Digest}
+	var relInput manifest.ReleasesInput
+	if b != nil {
+		channels, arches = selectOutputs(b, opts, log)
+		if b.GraphData != nil {
+			gdInput = manifest.GraphDataInput{Version: b.GraphData.SchemaVersion.String(), Digest: b.GraphData.Digest}
+		}
+		relInput = manifest.ReleasesInput{Kind: b.ReleasesKind, Digest: b.ReleasesDigest}
 	}
 	m := &manifest.Manifest{
 		Format:      manifest.Format,
@@ -61,22 +79,25 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		GeneratedAt: opts.GeneratedAt.UTC().Format(time.RFC3339),
 		Inputs: manifest.Inputs{
 			GraphData: gdInput,
-			Releases:  manifest.ReleasesInput{Kind: b.ReleasesKind, Digest: b.ReleasesDigest},
+			Releases:  relInput,
 		},
 		Arches:   arches,
 		Channels: channels,
+		Graphs:   []manifest.Graph{},
 		Files:    map[string]manifest.File{},
 	}
-	for _, n := range b.Graph.Nodes() {
-		if n.Abstract {
-			m.Counts.AbstractReleases++
-		} else {
-			m.Counts.Releases++
+	if b != nil {
+		for _, n := range b.Graph.Nodes() {
+			if n.Abstract {
+				m.Counts.AbstractReleases++
+			} else {
+				m.Counts.Releases++
+			}
 		}
-	}
-	m.Counts.Edges = b.Graph.EdgeCount()
-	for _, ce := range b.Graph.Conditional {
-		m.Counts.ConditionalEdges += len(ce.Edges)
+		m.Counts.Edges = b.Graph.EdgeCount()
+		for _, ce := range b.Graph.Conditional {
+			m.Counts.ConditionalEdges += len(ce.Edges)
+		}
 	}
 
 	staging, err := opts.Store.Begin(ctx)
@@ -86,12 +107,29 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	start := time.Now()
 	renderCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	served, waitLinks, err := renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers)
-	if err != nil {
-		_ = staging.Abort()
-		return nil, err
+	var served []bool
+	waitLinks := func() error { return nil }
+	if b != nil {
+		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers)
+		if err != nil {
+			_ = staging.Abort()
+			return nil, err
+		}
+		log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
+	} else {
+		m.Counts.Files = 1 // index.json
 	}
-	log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
+	if len(opts.Catalogs) > 0 {
+		start := time.Now()
+		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers)
+		if err != nil {
+			cancel()
+			_ = waitLinks()
+			_ = staging.Abort()
+			return nil, err
+		}
+		log.Debug("catalogs rendered", "catalogs", len(opts.Catalogs), "duration", time.Since(start))
+	}
 	start = time.Now()
 	// The duplicate files are being linked meanwhile; the index is written
 	// and the tree committed once they all are.
@@ -122,8 +160,10 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 // finishIndex stores the files beside the graphs (signatures, the empty
 // graph, schemas, the viewer), recording them in m, and encodes m.
 func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, log *slog.Logger) ([]byte, error) {
-	if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
-		return nil, err
+	if b != nil {
+		if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
 		return nil, err
@@ -142,6 +182,11 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 		}
 	}
 	for name, data := range schema.Files() {
+		// The catalog formats' schemas go with catalogs only, so a tree
+		// of release graphs keeps the files it always had.
+		if len(m.Catalogs) == 0 && schema.ForCatalogs(name) {
+			continue
+		}
 		extras[manifest.SchemaDir+name] = data
 	}
 	for _, name := range slices.Sorted(maps.Keys(extras)) {

@@ -83,7 +83,7 @@ func TestViewerSummary(t *testing.T) {
 		if got, want := jsonOf(t, got), jsonOf(t, want); got != want {
 			t.Errorf("%s says\n%s\nindex.json says\n%s", viewer.SummaryFile, got, want)
 		}
-		if len(got.Graphs) != 8 {
+		if len(got.Graphs) != 12 { // 6 channels × 2 arches
 			t.Errorf("%s: %d graphs", viewer.SummaryFile, len(got.Graphs))
 		}
 	}

@@ -212,12 +212,47 @@ func checkIndex(doc any) []Problem {
 		return nil
 	}
 	files, okFiles := m["files"].(map[string]any)
-	return checkGraphList(m, func(i int, path string) []Problem {
+	ps := checkGraphList(m, func(i int, path string) []Problem {
 		if _, listed := files[path]; okFiles && !listed {
 			return []Problem{{Pointer: fmt.Sprintf("/graphs/%d/path", i), Message: fmt.Sprintf("%s is not in files", path)}}
 		}
 		return nil
 	})
+	return append(ps, checkCatalogList(m, files, okFiles)...)
+}
+
+// checkCatalogList: catalog names are unique, each catalog's summary is
+// in files and under the catalog's own directory, and it lists as many
+// packages as it counts.
+func checkCatalogList(m, files map[string]any, okFiles bool) []Problem {
+	cats, _ := m["catalogs"].([]any)
+	var ps []Problem
+	seen := map[string]int{}
+	for i, x := range cats {
+		c, _ := x.(map[string]any)
+		at := fmt.Sprintf("/catalogs/%d", i)
+		name, okName := c["name"].(string)
+		if okName {
+			if j, dup := seen[name]; dup {
+				ps = append(ps, Problem{Pointer: at + "/name", Message: fmt.Sprintf("catalog %q is also /catalogs/%d: names must be unique", name, j)})
+			}
+			seen[name] = i
+		}
+		if p, ok := c["path"].(string); ok {
+			if _, listed := files[p]; okFiles && !listed {
+				ps = append(ps, Problem{Pointer: at + "/path", Message: fmt.Sprintf("%s is not in files", p)})
+			}
+			if okName && p != "operators/"+name+"/catalog.json" {
+				ps = append(ps, Problem{Pointer: at + "/path", Message: fmt.Sprintf("%s is not operators/%s/catalog.json", p, name)})
+			}
+		}
+		pkgs, okPkgs := c["packages"].([]any)
+		counts, _ := c["counts"].(map[string]any)
+		if n, ok := counts["packages"].(json.Number); ok && okPkgs && string(n) != strconv.Itoa(len(pkgs)) {
+			ps = append(ps, Problem{Pointer: at + "/counts/packages", Message: fmt.Sprintf("%s packages counted, %d listed", n, len(pkgs))})
+		}
+	}
+	return ps
 }
 
 // checkViewerGraphs: every listed graph's channel and arch are listed
@@ -259,6 +294,46 @@ func checkGraphList(m map[string]any, checkPath func(i int, path string) []Probl
 		}
 		if a, ok := g["arch"].(string); ok && okArches && !arches[a] {
 			ps = append(ps, Problem{Pointer: at + "/arch", Message: fmt.Sprintf("arch %q is not in arches", a)})
+		}
+	}
+	return ps
+}
+
+// checkOperatorChannelGraph: node names are unique, the head (when set)
+// and every edge's target are nodes of the channel (an edge's source may
+// be outside it).
+func checkOperatorChannelGraph(doc any) []Problem {
+	g, _ := doc.(map[string]any)
+	if g == nil {
+		return nil
+	}
+	var ps []Problem
+	nodes, _ := g["nodes"].([]any)
+	names := map[string]int{}
+	for i, x := range nodes {
+		n, _ := x.(map[string]any)
+		name, ok := n["name"].(string)
+		if !ok {
+			continue
+		}
+		if j, dup := names[name]; dup {
+			ps = append(ps, Problem{Pointer: fmt.Sprintf("/nodes/%d/name", i), Message: fmt.Sprintf("%q is also /nodes/%d: names must be unique", name, j)})
+			continue
+		}
+		names[name] = i
+	}
+	if h, ok := g["head"].(string); ok && h != "" {
+		if _, found := names[h]; !found {
+			ps = append(ps, Problem{Pointer: "/head", Message: fmt.Sprintf("head %q is not a node", h)})
+		}
+	}
+	edges, _ := g["edges"].([]any)
+	for i, x := range edges {
+		e, _ := x.(map[string]any)
+		if to, ok := e["to"].(string); ok {
+			if _, found := names[to]; !found {
+				ps = append(ps, Problem{Pointer: fmt.Sprintf("/edges/%d/to", i), Message: fmt.Sprintf("%q is not a node of the channel", to)})
+			}
 		}
 	}
 	return ps

@@ -44,12 +44,31 @@ const (
 	// viewer/graphs.json: index.json's format, arches, channels and graphs
 	// without their versions.
 	ViewerGraphs Kind = "viewer-graphs"
+	// OperatorCatalog is an operator catalog's summary,
+	// operators/<catalog>/catalog.json.
+	OperatorCatalog Kind = "operator-catalog"
+	// OperatorChannelGraph is a package × channel graph,
+	// operators/<catalog>/graph/<package>/<channel>.json.
+	OperatorChannelGraph Kind = "operator-channel-graph"
+	// OperatorPackageGraph is a package's cross-channel view,
+	// operators/<catalog>/graph/<package>.json.
+	OperatorPackageGraph Kind = "operator-package-graph"
+	// OperatorNext is a per installed bundle answer,
+	// operators/<catalog>/next/<package>/<channel>/<bundle>.json.
+	OperatorNext Kind = "operator-next"
 )
 
 // Kinds lists every kind Validate accepts.
 func Kinds() []Kind {
-	return []Kind{ReleaseMetadata, Channel, BlockedEdge, RawMetadata, Graph, GraphBuilder, Index, ViewerGraphs}
+	return []Kind{ReleaseMetadata, Channel, BlockedEdge, RawMetadata, Graph, GraphBuilder, Index, ViewerGraphs,
+		OperatorCatalog, OperatorChannelGraph, OperatorPackageGraph, OperatorNext}
 }
+
+// ForCatalogs reports whether the schema file name (a key of Files)
+// describes operator catalog files only: trees publish it only when they
+// have catalogs, so that a tree of release graphs keeps the files it
+// always had.
+func ForCatalogs(name string) bool { return strings.HasPrefix(name, "operator-") }
 
 // FileName is the name of the kind's schema file (in Files and at
 // BaseURL).
@@ -227,6 +246,8 @@ func (st *compiled) check(kind Kind, sch *jsonschema.Schema, v any) []Problem {
 		ps = append(ps, checkIndex(v)...)
 	case ViewerGraphs:
 		ps = append(ps, checkViewerGraphs(v)...)
+	case OperatorChannelGraph:
+		ps = append(ps, checkOperatorChannelGraph(v)...)
 	}
 	return ps
 }

@@ -38,6 +38,8 @@ type Generation struct {
 	snapshot string
 	graphs   map[graphKey]*servedGraph
 	index    *content // index.json, served to browsers (static.go)
+	// catalogs are the tree's operator catalogs, by name (catalogd.go).
+	catalogs map[string]*servedCatalog
 
 	// slots holds each distinct content the graphs resolve to, also by
 	// digest; the fast path keeps up to maxSharedFiles of them open for
@@ -117,7 +119,8 @@ func Load(dir string, log *slog.Logger) (*Generation, error) {
 	// Checked before the snapshot links them: a name reaching outside
 	// the tree would have it make directories there.
 	for name := range m.Files {
-		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) || treeFile(name)) {
+		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) ||
+			strings.HasPrefix(name, OperatorsDir) || treeFile(name)) {
 			return nil, fmt.Errorf("%s: index.json names %q, which is not a file of a tree", dir, name)
 		}
 	}
@@ -159,7 +162,7 @@ func (g *Generation) open(name string) (*os.File, error) {
 
 func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error) {
 	g := &Generation{Manifest: m, ID: manifest.Digest(index), root: root, graphs: map[graphKey]*servedGraph{}, index: newContent(index),
-		bySHA: map[string]*contentSlot{}, done: make(chan struct{})}
+		catalogs: catalogsOf(m), bySHA: map[string]*contentSlot{}, done: make(chan struct{})}
 	g.aheadLeft.Store(-1)
 	g.refs.Store(1) // the loader's
 	var err error

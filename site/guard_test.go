@@ -61,12 +61,12 @@ func TestWatchShrinkGuard(t *testing.T) {
 		}
 	}
 
-	// Two of the four channels go.
+	// Four of the six channels go.
 	if err := renderDemo(dir, generator.RenderOptions{Channels: regexp.MustCompile("^stable"), GeneratedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	refused(1)
-	for _, want := range []string{"refused", "channels 4 → 2", "candidate-4.16", "fast-4.16", "--force"} {
+	for _, want := range []string{"refused", "channels 6 → 2, 4 dropped (66.7%): candidate-4.15, candidate-4.16, fast-4.15, fast-4.16", "--force"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the refusal's log lacks %q:\n%s", want, logs)
 		}

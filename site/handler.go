@@ -122,6 +122,16 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
 		}
 	case "signatures":
 		h.serveSignature(w, r, rest)
+	case "catalogs":
+		if !h.serveCatalogd(w, r, strings.TrimPrefix(r.URL.EscapedPath(), "/catalogs/")) {
+			w.WriteHeader(http.StatusNotFound)
+			return "other"
+		}
+	case "operators":
+		if !h.serveOperatorsFile(w, r, rest) {
+			w.WriteHeader(http.StatusNotFound)
+			return "other"
+		}
 	default:
 		if h.serveTree(w, r) {
 			return "tree"
@@ -139,6 +149,13 @@ func (h *Handler) routeOf(p string) (route, rest string) {
 	switch p {
 	case "/healthz", "/readyz", "/metrics":
 		return p[1:], ""
+	}
+	// Operator catalogs (catalogd.go): catalogd's API, and their files.
+	if strings.HasPrefix(p, "/catalogs/") {
+		return "catalogs", ""
+	}
+	if strings.HasPrefix(p, "/"+OperatorsDir) {
+		return "operators", p[1:]
 	}
 	for _, prefix := range h.opts.Prefixes {
 		rest, ok := strings.CutPrefix(p, prefix)

@@ -91,7 +91,7 @@ func TestDiffCommand(t *testing.T) {
 		{"differ", []string{demo, noStable}, 1, []string{"--- " + demo, "+++ " + noStable, "- channel stable-4.16", "@@ stable-4.16 amd64 (removed) @@"}, ""},
 		{"markdown", []string{"--format", "markdown", demo, noStable}, 1, []string{"| stable-4.16 (removed) | amd64 |", "<details>"}, ""},
 		{"markdown cut short", []string{"--format", "markdown", "--max-bytes", "1000", demo, noStable}, 1,
-			[]string{"| stable-4.16 (removed) | arm64 |", "Details of 8 more graphs left out to keep this under 1000 bytes"}, ""},
+			[]string{"| stable-4.16 (removed) | arm64 |", "Details of 12 more graphs left out to keep this under 1000 bytes"}, ""},
 		{"restricted to what did not change", []string{"--channels", "stable-4.15", "--arch", "amd64", demo, noStable}, 1,
 			[]string{"@@ stable-4.15 amd64 @@", "-stable-4.16"}, ""},
 		{"restricted, same", []string{"--channels", "stable-4.15,fast-4.16", demo, demo}, 0, nil, ""},
@@ -140,7 +140,7 @@ func TestDiffJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	if code != 1 || r.Compared != 8 || len(r.Graphs) != 8 || strings.Join(r.Channels.Removed, ",") != "stable-4.16" {
+	if code != 1 || r.Compared != 12 || len(r.Graphs) != 12 || strings.Join(r.Channels.Removed, ",") != "stable-4.16" {
 		t.Errorf("exit %d, %+v", code, r)
 	}
 }

@@ -15,8 +15,8 @@ func edgeCommand() *cli.Command {
 		Name:  "edge",
 		Usage: "print configurations that serve a tree without Go: nginx, CloudFront",
 		Description: `Prints what answers the graph API of upgraph serve (and, with nginx, its
-signatures and tree files) from a generated tree on
-hosts that cannot run Go. See site/edge/README.md for the setup and for what
+signatures and tree files), and catalogd's API for the tree's operator
+catalogs, from a generated tree on hosts that cannot run Go. See site/edge/README.md for the setup and for what
 they answer differently.`,
 		Subcommands: []*cli.Command{
 			{
@@ -41,8 +41,18 @@ to run as: nginx -c FILE -p PREFIX.`,
 			{
 				Name:  "cloudfront",
 				Usage: "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
+				Description: `Prints the function answering the graph API; with --catalogs, the one
+answering catalogd's API for the tree's operator catalogs, for the cache
+behaviour /catalogs/* (docs/operators.md).`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead"},
+				},
 				Action: func(c *cli.Context) error {
-					_, err := fmt.Fprint(c.App.Writer, edge.CloudFrontFunction())
+					fn := edge.CloudFrontFunction()
+					if c.Bool("catalogs") {
+						fn = edge.CloudFrontCatalogFunction()
+					}
+					_, err := fmt.Fprint(c.App.Writer, fn)
 					return err
 				},
 			},

@@ -209,7 +209,13 @@ var invalidFlags = map[string]badFlag{
 	"--source": {bad: badTreeSources},
 
 	"generate --signatures": {bad: []string{"", "missing", "file.txt"}},
-	"generate --out":        {bad: badOutDirs},
+	// NAME=SOURCE: NAME a DNS-1123 label, given once; SOURCE an FBC
+	// directory, file or image reference (emptydir is a valid, empty one).
+	"generate --catalog": {bad: []string{"", "noequals", "Bad_Name=emptydir", "=emptydir", "x=", "x=missing", "x=dir:file.txt",
+		"x=file:emptydir", "x=image:quay.io/Bad Ref", "a=emptydir,a=emptydir"}},
+	"validate --catalog": {bad: []string{"", "missing", "dir:file.txt", "file:emptydir", "image:quay.io/Bad Ref", "image:"}},
+	"--catalog-platform": {bad: []string{"", "linux", "linux amd64", "linux/amd64/v8/x"}},
+	"generate --out":     {bad: badOutDirs},
 	// "" matches every channel: no filter.
 	"generate --channel": {bad: []string{"(", "a["}},
 
@@ -307,6 +313,7 @@ var flagTestBases = map[string]flagBase{
 	"serve s3":        {args: "serve --s3 s3://b/p --endpoint http://127.0.0.1:1 --listen 127.0.0.1:0", expect: baseOffline},
 	"synth-releases":  {args: "synth-releases --graph-data {gd} --out out"},
 	"edge nginx":      {args: "edge nginx --root {tree}"},
+	"edge cloudfront": {args: "edge cloudfront"},
 	"edge nginx full": {args: "edge nginx --root {tree} --full"},
 	"diff":            {args: "diff {tree} {tree}"},
 	"validate":        {args: "validate --graph-data {gd}"},
@@ -401,14 +408,6 @@ func newFlagFixture(t *testing.T) *flagFixture {
 	}
 	copyTree(t, "../../testdata/demo/graph-data", gd)
 	copyTree(t, "../../testdata/demo/releases", releases)
-	// The demo has stable-4.15 but not fast- and candidate-4.15 (C1).
-	stable, err := os.ReadFile(filepath.Join(gd, "channels", "stable-4.15.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ch := range []string{"fast", "candidate"} {
-		write(t, filepath.Join(gd, "channels", ch+"-4.15.yaml"), strings.ReplaceAll(string(stable), "stable", ch))
-	}
 	return &flagFixture{dir: dir, replacement: strings.NewReplacer(
 		"{tree}", tree, "{bundle}", bundleFile, "{gd}", gd, "{releases}", releases)}
 }

@@ -24,7 +24,7 @@ import (
 func generateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "generate",
-		Usage: "write every channel × arch graph and per-version graph into a folder",
+		Usage: "write every channel × arch graph and per-version graph, and operator catalogs, into a folder",
 		Description: `Reads releases and graph-data, applies graph-data exactly as the upstream
 graph-builder does, and writes DIR/graph/<arch>/<channel>.json, one
 DIR/graph/<arch>/<channel>/<version>.json per release, DIR/index.json and,
@@ -39,7 +39,20 @@ When DIR holds a generation, the new one is compared with it and refused
 or per-version graphs, or any architecture, would disappear: a broken
 input or a mistyped --channel or --arch must not strand clusters. A
 generation with no release, channel or per-version graph at all is an
-error unless --allow-empty.`,
+error unless --allow-empty.
+
+--catalog NAME=SOURCE (repeatable) adds an OLM operator catalog, read from
+an FBC directory, a single FBC file or a catalog image, under
+DIR/operators/NAME/ (see docs/operators.md): its summary, its blobs as
+catalogd serves them, a graph per package and channel, and per installed
+bundle what OLM v0 and OLM v1 would update it to. Catalogs alone, releases
+alone or both go into the same tree, listed in index.json. A catalog with
+errors (operator-registry's opm validate verdict) is not published: every
+error is printed, file:line: severity: message [rule], and DIR is left
+untouched; --catalog-valid-only publishes its packages without errors
+instead, listing each one left out. The shrink guard also refuses a new
+generation that drops a catalog, or more than --shrink-threshold of a
+catalog's packages or bundles; a catalog without a package is empty.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
@@ -53,6 +66,9 @@ error unless --allow-empty.`,
 			&cli.BoolFlag{Name: "upstream-quirks", Usage: "reproduce upstream's accidental behaviours (see README)"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping and of rendering and writing; 0: 16 tags at a time when scraping, 2 × CPUs for rendering and writing"},
+			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog to publish under operators/NAME/, as NAME=SOURCE (repeatable; NAME a DNS-1123 label): SOURCE is " + catalogSourceSyntax},
+			&cli.BoolFlag{Name: "catalog-valid-only", Usage: "publish the packages of a catalog that have no error, listing each package left out with its errors, instead of failing"},
+			catalogPlatformFlag(),
 		}, append(guardFlags(), scrapeFlags()...)...),
 		Action: runGenerate,
 	}
@@ -77,9 +93,17 @@ func runGenerate(c *cli.Context) error {
 	if err := firstError(
 		checkReleases(c, true), checkGraphData(c, true), checkInput(c, "signatures", wantDir),
 		checkOutputDir(c, "out"), checkList(c, "channels", channelName), checkList(c, "arch", archName),
-		checkWorkers(c), checkScrapeFlags(c),
+		checkWorkers(c), checkGenerateCatalogs(c), checkScrapeFlags(c),
 	); err != nil {
 		return err
+	}
+	specs, err := catalogSpecs(c)
+	if err != nil {
+		return err
+	}
+	releases := c.Bool("demo") || c.String("releases") != "" || c.String("graph-data") != ""
+	if !releases && len(specs) == 0 {
+		return fmt.Errorf("--releases is required (or --demo, or --catalog NAME=SOURCE for operator catalogs)")
 	}
 	at, err := generatedAt()
 	if err != nil {
@@ -95,14 +119,22 @@ func runGenerate(c *cli.Context) error {
 	}
 	defer gcbudget.Apply(generator.HeapBudget)()
 	start := time.Now()
-	built, err := build(c, gdOpts, channels, &arches, log)
+	// Catalogs first: a catalog that fails validation fails the run
+	// before releases are scraped.
+	cats, err := loadGenerateCatalogs(c, specs, c.App.ErrWriter, log)
 	if err != nil {
 		return interrupted(c, err, out)
+	}
+	var built *generator.Built
+	if releases {
+		if built, err = build(c, gdOpts, channels, &arches, log); err != nil {
+			return interrupted(c, err, out)
+		}
 	}
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
 		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log)},
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
-		Check: check,
+		Check: check, Catalogs: cats,
 	})
 	if err != nil {
 		return interrupted(c, err, out)
@@ -113,8 +145,14 @@ func runGenerate(c *cli.Context) error {
 	if m.Counts.Signatures > 0 {
 		signatures = fmt.Sprintf(", %d release signatures", m.Counts.Signatures)
 	}
-	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs, %d per-version graphs%s) to %s\n",
-		m.Counts.Files, m.Counts.Graphs, m.Counts.VersionGraphs, signatures, c.String("out"))
+	var what []string
+	if built != nil {
+		what = append(what, fmt.Sprintf("%d channel × arch graphs, %d per-version graphs%s", m.Counts.Graphs, m.Counts.VersionGraphs, signatures))
+	}
+	if len(cats) > 0 {
+		what = append(what, catalogSummary(cats))
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %d files (%s) to %s\n", m.Counts.Files, strings.Join(what, "; "), c.String("out"))
 	return nil
 }
 

@@ -113,7 +113,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "wrote 72 files (8 channel × arch graphs, 40 per-version graphs) to "+out) {
+	if !strings.Contains(stdout, "wrote 88 files (12 channel × arch graphs, 52 per-version graphs) to "+out) {
 		t.Errorf("stdout = %q", stdout)
 	}
 	for _, f := range []string{"index.json", "graph/amd64/stable-4.16.json", "graph/arm64/fast-4.16/4.16.2.json"} {

@@ -33,7 +33,7 @@ func TestGenerateMirror(t *testing.T) {
 
 	// Without graph-data the channels are named; a mirror of the mirror is
 	// byte-identical, index.json included.
-	channels := "--channels=stable-4.15,stable-4.16,fast-4.16,candidate-4.16"
+	channels := "--channels=stable-4.15,fast-4.15,candidate-4.15,stable-4.16,fast-4.16,candidate-4.16"
 	addr2 := startServe(t, filepath.Join(work, "mirror"))
 	for i, endpoint := range []string{addr + "/graph", addr2 + "/api/upgrades_info/graph"} {
 		out := []string{"m1", "m2"}[i]

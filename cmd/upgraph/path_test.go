@@ -22,7 +22,7 @@ import (
 )
 
 // demoTree generates the demo tree for the path and dot tests: channels
-// stable-4.15, stable-4.16, fast-4.16 and candidate-4.16, a blocked edge
+// stable, fast and candidate of 4.15 and of 4.16, a blocked edge
 // 4.15.0 → 4.16.1 and a conditional edge 4.16.0 → 4.16.2.
 func demoTree(t *testing.T) string {
 	t.Helper()

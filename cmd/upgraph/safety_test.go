@@ -96,10 +96,10 @@ func TestGenerateShrinkGuard(t *testing.T) {
 			[]string{"empty: no channel, no per-version graph"}},
 		{"channel typo", []string{"--demo", "--channel", "zzz"}, []string{"no channel"}},
 		{"arch without releases", []string{"--demo", "--arch", "s390x"}, []string{"no per-version graph"}},
-		{"one channel of four", []string{"--demo", "--channel", "^stable-4.16$"},
-			[]string{"--out " + out, "channels 4 → 1, 3 dropped (75%): candidate-4.16, fast-4.16, stable-4.15", "per-version graphs 40 → 10", "unchanged", "--force"}},
+		{"one channel of six", []string{"--demo", "--channel", "^stable-4.16$"},
+			[]string{"--out " + out, "channels 6 → 1, 5 dropped (83.3%): candidate-4.15, candidate-4.16, fast-4.15, fast-4.16, stable-4.15", "per-version graphs 52 → 10", "unchanged", "--force"}},
 		{"one arch of two", []string{"--demo", "--arch", "amd64"}, []string{"architectures dropped: arm64 (had: amd64, arm64)"}},
-		{"threshold stricter", []string{"--demo", "--channel", "-4.16$", "--shrink-threshold", "0.2"}, []string{"channels 4 → 3", "the threshold is 20%"}},
+		{"threshold stricter", []string{"--demo", "--channel", "-4.16$", "--shrink-threshold", "0.2"}, []string{"channels 6 → 3, 3 dropped (50%)", "the threshold is 20%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"generate", "--out", out}, tc.args...)
@@ -140,7 +140,7 @@ func TestGenerateShrinkGuard(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	before := treeDigest(t, mirrored)
-	if _, stderr, code := run(t, base, nil, "mirror", "--from", full, "--out", mirrored, "--channel", "^fast-"); code == 0 || !strings.Contains(stderr, "channels 4 → 1") {
+	if _, stderr, code := run(t, base, nil, "mirror", "--from", full, "--out", mirrored, "--channel", "^fast-"); code == 0 || !strings.Contains(stderr, "channels 6 → 2") {
 		t.Fatalf("mirror shrinking a tree: exit %d, %s", code, stderr)
 	}
 	if got := treeDigest(t, mirrored); !maps.Equal(got, before) {

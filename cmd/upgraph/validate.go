@@ -1,13 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/catalog/model"
+	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/validate"
 )
@@ -15,7 +20,7 @@ import (
 func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "validate",
-		Usage: "check graph-data as its CI does, against its schemas, and for mistakes upstream accepts silently",
+		Usage: "check graph-data as its CI does, and operator catalogs as opm validate does, plus the mistakes upstream accepts silently",
 		Description: `Runs graph-data CI's offline checks (B1–B14 of hack/validate-blocked-edges.py,
 Y1, Y2 and C1 of graph-data.rs), the hard errors of upstream's parser, the
 JSON schemas of channels, blocked edges and raw/metadata.json, and lints
@@ -25,10 +30,21 @@ serves, files upstream ignores, channel versions out of order. With
 
 Prints one line per problem, file:line: severity: message [rule], sorted by
 file and line (--format json: an array of {file, line, severity, rule,
-message}). Exits 1 when there is an error; warnings alone exit 0.`,
+message}). Exits 1 when there is an error; warnings alone exit 0.
+
+--catalog SOURCE checks an OLM operator catalog (an FBC directory, a single
+FBC file or a catalog image), alone or beside --graph-data: a file that
+does not load [F0], operator-registry's model rules as opm validate
+applies them (F1–F24: every problem, not only the first) and the warnings
+upstream lacks (L-…: bundles OLM v0 never reaches, skipRanges OLM ignores
+or that admit versions above their bundle's, deprecated heads, downgrade
+edges, …). Its problems name the file and line of their blob; in JSON
+they also carry package, channel and bundle. See docs/operators.md.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "graph-data", Required: true, Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
+			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image); required unless --catalog is given"},
 			&cli.StringFlag{Name: "releases", Usage: "release source to check graph-data's versions against: " + source.Kinds},
+			&cli.StringFlag{Name: "catalog", Usage: "an operator catalog to check: " + catalogSourceSyntax},
+			catalogPlatformFlag(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 		}, scrapeFlags()...),
 		Action: runValidate,
@@ -40,47 +56,120 @@ func runValidate(c *cli.Context) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format: want text or json, got %q", format)
 	}
-	if err := firstError(checkGraphData(c, true), checkReleases(c, false), checkScrapeFlags(c)); err != nil {
+	if err := firstError(checkGraphData(c, true), checkReleases(c, false), checkValidateCatalog(c), checkScrapeFlags(c)); err != nil {
 		return err
+	}
+	if c.String("graph-data") == "" && c.String("catalog") == "" {
+		if c.IsSet("releases") {
+			return fmt.Errorf(`Required flag "graph-data" not set: --releases checks graph-data's versions`)
+		}
+		return fmt.Errorf(`Required flag "graph-data" not set: give --graph-data, --catalog SOURCE, or both`)
 	}
 	log, err := validateLogger(c)
 	if err != nil {
 		return err
 	}
-	srcOpts, err := sourceOptions(c, log)
+	var gdProblems validate.Problems
+	var gdErr error
+	if c.String("graph-data") != "" {
+		gdProblems, gdErr = validateGraphData(c, log)
+		if gdErr != nil {
+			return gdErr
+		}
+	}
+	var catProblems model.Problems
+	if spec := c.String("catalog"); spec != "" {
+		opts, err := catalogOptions(c, log)
+		if err != nil {
+			return err
+		}
+		src, err := catsource.Parse(spec, opts)
+		if err != nil {
+			return fmt.Errorf("--catalog: %w", err)
+		}
+		lc, err := loadCatalog(c, "", src, false, log)
+		if err != nil {
+			return fmt.Errorf("--catalog: %w", err)
+		}
+		catProblems = lc.problems
+	}
+	switch {
+	case c.String("catalog") == "":
+		err = writeProblems(c, format, gdProblems.WriteText, gdProblems.WriteJSON)
+	case c.String("graph-data") == "":
+		err = writeProblems(c, format, catProblems.WriteText, catProblems.WriteJSON)
+	default:
+		// One list: graph-data's problems, then the catalog's, which
+		// have the same fields and may name what they are about.
+		all := make(model.Problems, 0, len(gdProblems)+len(catProblems))
+		for _, p := range gdProblems {
+			all = append(all, model.Problem{File: p.File, Line: p.Line, Severity: model.Severity(p.Severity), Rule: p.Rule, Message: p.Message})
+		}
+		all = append(all, catProblems...)
+		err = writeProblems(c, format, all.WriteText, all.WriteJSON)
+	}
 	if err != nil {
 		return err
 	}
+	var failed []string
+	if n := gdProblems.Count(validate.Error); n > 0 {
+		failed = append(failed, fmt.Sprintf("graph-data %s: %s, %s", c.String("graph-data"), countNoun(n, "error"), countNoun(gdProblems.Count(validate.Warning), "warning")))
+	}
+	if n := catProblems.Count(model.Error); n > 0 {
+		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", c.String("catalog"), countNoun(n, "error"), countNoun(catProblems.Count(model.Warning), "warning")))
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// writeProblems writes problems in the format asked for.
+func writeProblems(c *cli.Context, format string, text, json func(io.Writer) error) error {
+	if format == "json" {
+		return json(c.App.Writer)
+	}
+	return text(c.App.Writer)
+}
+
+// checkValidateCatalog checks validate's --catalog and --catalog-platform.
+func checkValidateCatalog(c *cli.Context) error {
+	if err := checkCatalogPlatform(c); err != nil {
+		return err
+	}
+	spec, ok, err := given(c, "catalog")
+	if !ok {
+		return err
+	}
+	return checkCatalogSource("catalog", spec, c.String("catalog-platform"))
+}
+
+// validateGraphData runs validate's graph-data checks (and, with
+// --releases, R1).
+func validateGraphData(c *cli.Context, log *slog.Logger) (validate.Problems, error) {
+	srcOpts, err := sourceOptions(c, log)
+	if err != nil {
+		return nil, err
+	}
 	gdfs, err := openGraphData(c, srcOpts.Registry)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var opts validate.Options
 	if spec := c.String("releases"); spec != "" {
 		src, err := source.Parse(spec, srcOpts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		g, err := src.Graph(c.Context)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		opts.Releases = validate.ReleaseVersions(g)
 	}
 	ps := validate.Validate(gdfs, opts)
 	showPaths(ps, c.String("graph-data"))
-	if format == "json" {
-		err = ps.WriteJSON(c.App.Writer)
-	} else {
-		err = ps.WriteText(c.App.Writer)
-	}
-	if err != nil {
-		return err
-	}
-	if n := ps.Count(validate.Error); n > 0 {
-		return fmt.Errorf("graph-data %s: %s, %s", c.String("graph-data"), countNoun(n, "error"), countNoun(ps.Count(validate.Warning), "warning"))
-	}
-	return nil
+	return ps, nil
 }
 
 // showPaths makes the paths of a graph-data directory relative to the

@@ -88,16 +88,16 @@ func TestMirrorSelection(t *testing.T) {
 		wantSignatureFiles bool
 	}{{
 		name:         "everything",
-		wantChannels: []string{"candidate-4.16", "fast-4.16", "stable-4.15", "stable-4.16"},
+		wantChannels: []string{"candidate-4.15", "candidate-4.16", "fast-4.15", "fast-4.16", "stable-4.15", "stable-4.16"},
 		wantArches:   []string{"amd64", "arm64"}, wantSignatures: 2,
 	}, {
 		name: "stable channels", channels: "^stable-",
 		wantChannels: []string{"stable-4.15", "stable-4.16"}, wantArches: []string{"amd64", "arm64"},
 		wantSignatures:   2,
-		wantNoFilesUnder: []string{"graph/amd64/fast-4.16", "graph/arm64/candidate-4.16"},
+		wantNoFilesUnder: []string{"graph/amd64/fast-4.16", "graph/arm64/candidate-4.16", "graph/amd64/fast-4.15", "graph/arm64/candidate-4.15"},
 	}, {
 		name: "arm64 only", arches: []string{"arm64"},
-		wantChannels: []string{"candidate-4.16", "fast-4.16", "stable-4.15", "stable-4.16"}, wantArches: []string{"arm64"},
+		wantChannels: []string{"candidate-4.15", "candidate-4.16", "fast-4.15", "fast-4.16", "stable-4.15", "stable-4.16"}, wantArches: []string{"arm64"},
 		wantNoFilesUnder: []string{"graph/amd64", "signatures"},
 	}, {
 		name: "one graph", channels: "^fast-4\\.16$", arches: []string{"amd64", "amd64"},
@@ -105,7 +105,7 @@ func TestMirrorSelection(t *testing.T) {
 		wantNoFilesUnder: []string{"graph/arm64", "graph/amd64/stable-4.16"},
 	}, {
 		name: "4.15 only: 4.16.0 and its signatures are not kept", channels: "4\\.15",
-		wantChannels: []string{"stable-4.15"}, wantArches: []string{"amd64", "arm64"},
+		wantChannels: []string{"candidate-4.15", "fast-4.15", "stable-4.15"}, wantArches: []string{"amd64", "arm64"},
 		wantNoFilesUnder: []string{"signatures"},
 	}}
 	for _, tc := range tests {

@@ -20,10 +20,10 @@ func TestDiffMarkdownLimit(t *testing.T) {
 		note    string
 		fits    bool // no bigger than max (the table alone may not be)
 	}{
-		{0, 8, "", false},
-		{len(full), 8, "", true},
-		{len(table) + 1, 0, "Details of 8 more graphs left out", false},
-		{len(full) - 1, 7, "Details of 1 more graph left out", true},
+		{0, 12, "", false},
+		{len(full), 12, "", true},
+		{len(table) + 1, 0, "Details of 12 more graphs left out", false},
+		{len(full) - 1, 11, "Details of 1 more graph left out", true},
 	} {
 		var b strings.Builder
 		if err := r.Write(&b, Markdown, WriteOptions{MaxBytes: tc.max}); err != nil {

@@ -94,8 +94,8 @@ func TestOpenImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gd.Channels) != 4 {
-		t.Errorf("loaded %d channels from the image, want the demo's 4", len(gd.Channels))
+	if len(gd.Channels) != 6 {
+		t.Errorf("loaded %d channels from the image, want the demo's 6", len(gd.Channels))
 	}
 	if sigs := gd.Signatures["sha256:"+strings.Repeat("ab", 32)]; len(sigs) != 1 || string(sigs[0].Data) != "signature bytes" {
 		t.Errorf("signatures from the image: %v, want the one in it", gd.Signatures)

@@ -26,7 +26,8 @@ const DefaultShrinkThreshold = 0.10
 // CheckShrink compares next with old, the generation it would replace,
 // and names everything that would disappear when more than threshold of
 // old's releases, channels or per-version graphs, or any of its
-// architectures, would.
+// architectures, would; and, for operator catalogs, when any catalog
+// would, or more than threshold of a catalog's packages or bundles.
 func CheckShrink(old, next *Manifest, threshold float64) error {
 	var problems []string
 	if o, n := old.Counts.Releases, next.Counts.Releases; o > 0 && float64(o-n) > threshold*float64(o) {
@@ -43,25 +44,69 @@ func CheckShrink(old, next *Manifest, threshold float64) error {
 	if o, n := old.Counts.VersionGraphs, next.Counts.VersionGraphs; o > 0 && float64(o-n) > threshold*float64(o) {
 		problems = append(problems, fmt.Sprintf("per-version graphs %d → %d (%s fewer)", o, n, percent(o-n, o)))
 	}
-	if len(problems) == 0 {
+	catalogProblems := checkCatalogsShrink(old, next, threshold)
+	if len(problems) == 0 && len(catalogProblems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s; the threshold is %s of releases, channels or per-version graphs, and no architecture may go",
-		ErrShrink, strings.Join(problems, "; "), percentF(threshold))
+	if len(catalogProblems) == 0 {
+		return fmt.Errorf("%w: %s; the threshold is %s of releases, channels or per-version graphs, and no architecture may go",
+			ErrShrink, strings.Join(problems, "; "), percentF(threshold))
+	}
+	return fmt.Errorf("%w: %s; the threshold is %s of releases, channels, per-version graphs or a catalog's packages or bundles, and no architecture or catalog may go",
+		ErrShrink, strings.Join(append(problems, catalogProblems...), "; "), percentF(threshold))
+}
+
+// checkCatalogsShrink names the catalogs of old that next drops, and
+// those losing more than threshold of their packages or bundles.
+func checkCatalogsShrink(old, next *Manifest, threshold float64) []string {
+	var problems []string
+	byName := make(map[string]*Catalog, len(next.Catalogs))
+	for i := range next.Catalogs {
+		byName[next.Catalogs[i].Name] = &next.Catalogs[i]
+	}
+	var gone []string
+	for _, oc := range old.Catalogs {
+		nc := byName[oc.Name]
+		if nc == nil {
+			gone = append(gone, fmt.Sprintf("%s (%d packages, %d bundles)", oc.Name, oc.Counts.Packages, oc.Counts.Bundles))
+			continue
+		}
+		if dropped := missing(oc.Packages, nc.Packages); len(dropped) > 0 && float64(len(dropped)) > threshold*float64(len(oc.Packages)) {
+			problems = append(problems, fmt.Sprintf("catalog %s: packages %d → %d, %d dropped (%s): %s", oc.Name, len(oc.Packages), len(nc.Packages),
+				len(dropped), percent(len(dropped), len(oc.Packages)), listSome(dropped)))
+		}
+		if o, n := oc.Counts.Bundles, nc.Counts.Bundles; o > 0 && float64(o-n) > threshold*float64(o) {
+			problems = append(problems, fmt.Sprintf("catalog %s: bundles %d → %d (%s fewer)", oc.Name, o, n, percent(o-n, o)))
+		}
+	}
+	if len(gone) > 0 {
+		problems = append([]string{"catalogs dropped: " + strings.Join(gone, ", ")}, problems...)
+	}
+	return problems
 }
 
 // CheckNotEmpty refuses a generation that would give clusters nothing: no
-// release, no channel, or not one per-version graph.
+// release, no channel, or not one per-version graph; or, for a generation
+// of operator catalogs without releases, a catalog without a package.
 func CheckNotEmpty(m *Manifest) error {
 	var what []string
-	if m.Counts.Releases == 0 {
-		what = append(what, "no release")
+	// A tree of catalogs alone has no release input: its release graphs
+	// are not missing, there are none to have.
+	if m.Inputs.Releases.Kind != "" || len(m.Catalogs) == 0 {
+		if m.Counts.Releases == 0 {
+			what = append(what, "no release")
+		}
+		if len(m.Channels) == 0 {
+			what = append(what, "no channel")
+		}
+		if m.Counts.VersionGraphs == 0 {
+			what = append(what, "no per-version graph")
+		}
 	}
-	if len(m.Channels) == 0 {
-		what = append(what, "no channel")
-	}
-	if m.Counts.VersionGraphs == 0 {
-		what = append(what, "no per-version graph")
+	for _, c := range m.Catalogs {
+		if c.Counts.Packages == 0 {
+			what = append(what, "no package in catalog "+c.Name)
+		}
 	}
 	if len(what) == 0 {
 		return nil

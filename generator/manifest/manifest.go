@@ -32,13 +32,17 @@ type Manifest struct {
 	Format    int    `json:"format"`
 	Generator string `json:"generator"`
 	// GeneratedAt is RFC 3339 UTC, from SOURCE_DATE_EPOCH when set.
-	GeneratedAt string          `json:"generatedAt"`
-	Inputs      Inputs          `json:"inputs"`
-	Arches      []string        `json:"arches"`
-	Channels    []string        `json:"channels"`
-	Counts      Counts          `json:"counts"`
-	Graphs      []Graph         `json:"graphs"`
-	Files       map[string]File `json:"files"`
+	GeneratedAt string   `json:"generatedAt"`
+	Inputs      Inputs   `json:"inputs"`
+	Arches      []string `json:"arches"`
+	Channels    []string `json:"channels"`
+	Counts      Counts   `json:"counts"`
+	Graphs      []Graph  `json:"graphs"`
+	// Catalogs are the operator catalogs of the tree (upgraph generate
+	// --catalog), by name; omitted when there are none, so trees of
+	// release graphs only keep the index.json they always had.
+	Catalogs []Catalog       `json:"catalogs,omitempty"`
+	Files    map[string]File `json:"files"`
 }
 
 // Inputs identify what the tree was generated from.
@@ -93,6 +97,44 @@ type Graph struct {
 	Edges            int      `json:"edges"`
 	ConditionalEdges int      `json:"conditionalEdges"`
 	Versions         []string `json:"versions"`
+}
+
+// Catalog describes one operator catalog of the tree: its files are under
+// operators/<name>/ (docs/operators.md), its summary at Path.
+type Catalog struct {
+	// Name is the catalog's name, a DNS-1123 label.
+	Name string `json:"name"`
+	// Source is where it was read from, as given (dir:PATH, file:PATH,
+	// image:REF), and Kind that source's kind (dir, file, image).
+	Source string `json:"source"`
+	Kind   string `json:"kind"`
+	// For an image: Resolved is repository@digest of what the reference
+	// named (an index or a manifest), Digest the manifest digest of the
+	// image read and Platform its platform.
+	Resolved string `json:"resolved,omitempty"`
+	Digest   string `json:"digest,omitempty"`
+	Platform string `json:"platform,omitempty"`
+	// ContentDigest is the sha256 of the published blobs as catalogd's
+	// /api/v1/all serves them (the catalog's all.jsonl): the same
+	// catalog from any source has the same.
+	ContentDigest string `json:"contentDigest"`
+	// Path is the catalog's summary, operators/<name>/catalog.json.
+	Path   string        `json:"path"`
+	Counts CatalogCounts `json:"counts"`
+	// Packages are the published packages, by name.
+	Packages []string `json:"packages"`
+}
+
+// CatalogCounts summarise a catalog.
+type CatalogCounts struct {
+	Packages int `json:"packages"`
+	Channels int `json:"channels"`
+	Bundles  int `json:"bundles"`
+	// Files counts the catalog's files (also counted in Counts.Files).
+	Files int `json:"files"`
+	// SkippedPackages counts the packages left out for their errors
+	// (generate --catalog-valid-only); omitted when none was.
+	SkippedPackages int `json:"skippedPackages,omitempty"`
 }
 
 // File is the digest and size of one file of the tree.

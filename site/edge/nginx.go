@@ -117,6 +117,10 @@ func NginxConfig(opts NginxOptions) string {
 		SigCacheControl string
 		// TreeTypes are the Content-Types of tree files by extension.
 		TreeTypes [][2]string
+		// MediaJSONL is catalogd's Content-Type, CatalogGzipMin the
+		// smallest body its compression middleware compresses.
+		MediaJSONL     string
+		CatalogGzipMin int
 	}{
 		NginxOptions: opts,
 		Routes:       routes,
@@ -126,9 +130,9 @@ func NginxConfig(opts NginxOptions) string {
 			}
 			return path.Join(opts.StateDir, name)
 		},
-		Maps:      nginxMaps(),
+		Maps:      append(nginxMaps(), catalogMaps()...),
 		Media:     []nginxMedia{{"json", site.MediaJSON}, {"v1", site.MediaV1}},
-		Responses: nginxResponses(),
+		Responses: append(nginxResponses(), catalogResponses()...),
 		Vary:      corsVary,
 		MediaJSON: site.MediaJSON,
 		MediaV1:   site.MediaV1,
@@ -136,6 +140,8 @@ func NginxConfig(opts NginxOptions) string {
 		Signatures:      "^(?:" + strings.Join(sigPrefixes, "|") + ")/signatures/(.*)$",
 		SigCacheControl: signatureCacheControl,
 		TreeTypes:       treeTypes,
+		MediaJSONL:      site.MediaJSONL,
+		CatalogGzipMin:  catalogGzipMin,
 	}
 	var b strings.Builder
 	if err := nginxTmpl.Execute(&b, data); err != nil {
@@ -157,6 +163,10 @@ type nginxMedia struct{ Name, Type string }
 // signatureCacheControl is what the Go handler sends with signatures,
 // which never change for a digest.
 const signatureCacheControl = "public, max-age=86400"
+
+// catalogGzipMin is site's (and catalogd's) smallest compressed catalog
+// answer.
+const catalogGzipMin = 1024
 
 // treeTypes are site's Content-Types of tree files (mediaTypeOf), by
 // extension; any other file is application/octet-stream.

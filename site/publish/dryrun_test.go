@@ -19,7 +19,7 @@ func TestDryRunMatchesRun(t *testing.T) {
 	e := newEnv(t)
 	gen0 := generate(t, spec{})
 	gen1 := generate(t, spec{edit: setURL("4.16.1+amd64.json", "https://example.com/errata/dry")})
-	small := generate(t, spec{channels: `^(stable-4\.15|stable-4\.16|fast-4\.16)$`})
+	small := generate(t, spec{channels: `^(candidate-4\.15|fast-4\.15|stable-4\.15|fast-4\.16|stable-4\.16)$`})
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, e *env, bucket string) // what is published before

@@ -65,7 +65,7 @@ func TestFollowShrinkGuard(t *testing.T) {
 	before := len(logs.String())
 	e.publish(t, forced)
 	waitLog(t, logs, before, "new generation refused")
-	for _, w := range []string{"channels 4 → 2", "candidate-4.16", "fast-4.16"} {
+	for _, w := range []string{"channels 6 → 2, 4 dropped (66.7%): candidate-4.15, candidate-4.16, fast-4.15, fast-4.16"} {
 		if !strings.Contains(logs.String()[before:], w) {
 			t.Errorf("the refusal's log lacks %q:\n%s", w, logs.String()[before:])
 		}

@@ -54,6 +54,7 @@ func DefaultRules() []Rule {
 		{Pattern: "/index.json", CacheControl: IndexCacheControl},
 		{Pattern: "/signatures/**", ContentType: "application/octet-stream", CacheControl: SignatureCacheControl},
 		{Pattern: "*.json", ContentType: "application/json"},
+		{Pattern: "*.jsonl", ContentType: "application/jsonl"}, // catalogd's type for catalog blobs
 		// The viewer, with the types upgraph serve gives it.
 		{Pattern: "*.html", ContentType: "text/html; charset=utf-8"},
 		{Pattern: "*.js", ContentType: "text/javascript; charset=utf-8"},

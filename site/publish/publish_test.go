@@ -169,7 +169,7 @@ func TestDelete(t *testing.T) {
 	full := generate(t, spec{})
 	// Dropping candidate-4.16 leaves 2 channel graphs and 12 per-version
 	// graphs stale.
-	small := generate(t, spec{channels: `^(stable-4\.15|stable-4\.16|fast-4\.16)$`})
+	small := generate(t, spec{channels: `^(candidate-4\.15|fast-4\.15|stable-4\.15|fast-4\.16|stable-4\.16)$`})
 	stale := 14
 	const foreign = "graph/amd64/foreign.json" // not from any tree
 	tests := []struct {
@@ -257,8 +257,8 @@ func TestShrinkGuard(t *testing.T) {
 		wantErr   []string // substrings; nil: publishes
 	}{
 		{name: "arch dropped", spec: spec{arches: []string{"amd64"}}, wantErr: []string{"architectures dropped: arm64"}},
-		{name: "channel dropped", spec: spec{channels: `^(stable-4\.15|stable-4\.16|fast-4\.16)$`},
-			wantErr: []string{"channels 4 → 3, 1 dropped (25%): candidate-4.16"}},
+		{name: "channel dropped", spec: spec{channels: `^(candidate-4\.15|fast-4\.15|stable-4\.15|fast-4\.16|stable-4\.16)$`},
+			wantErr: []string{"channels 6 → 5, 1 dropped (16.7%): candidate-4.16;"}},
 		{name: "releases dropped", spec: spec{edit: drop("4.16.2+amd64.json", "4.16.2+arm64.json")},
 			wantErr: []string{"releases 12 → 10 (16.7% fewer)", "threshold is 10%"}},
 		{name: "releases dropped, threshold 20%", spec: spec{edit: drop("4.16.2+amd64.json", "4.16.2+arm64.json")}, threshold: 0.2},

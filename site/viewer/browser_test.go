@@ -185,21 +185,24 @@ func checkLoaded(t *testing.T, p *page, dir, summaryFile string) {
 	if !slices.Equal(s.Channels, m.Channels) {
 		t.Errorf("channels %v, index.json has %v", s.Channels, m.Channels)
 	}
-	// By default: amd64, the first channel, its newest release with an
-	// update (4.16.2 has none).
-	if s.Arch != "amd64" || s.Channel != m.Channels[0] || s.Current != "4.16.1" || s.Selected != "4.16.1" {
-		t.Errorf("default state %s %s %s (selected %s), want amd64 %s 4.16.1", s.Arch, s.Channel, s.Current, s.Selected, m.Channels[0])
+	// By default: amd64, the first channel (candidate-4.15: 4.15.0–4.15.2),
+	// its newest release with an update (4.15.2 has none).
+	if m.Channels[0] != "candidate-4.15" {
+		t.Fatalf("the demo's first channel is %s, want candidate-4.15", m.Channels[0])
 	}
-	if len(s.Versions) != 6 || s.Versions[0] != "4.16.2" || s.Versions[5] != "4.15.0" {
+	if s.Arch != "amd64" || s.Channel != m.Channels[0] || s.Current != "4.15.1" || s.Selected != "4.15.1" {
+		t.Errorf("default state %s %s %s (selected %s), want amd64 %s 4.15.1", s.Arch, s.Channel, s.Current, s.Selected, m.Channels[0])
+	}
+	if !slices.Equal(s.Versions, []string{"4.15.2", "4.15.1", "4.15.0"}) {
 		t.Errorf("versions listed: %v", s.Versions)
 	}
-	if !slices.Contains(s.GraphNodes, "4.16.1") || !slices.Contains(s.GraphEdges, [2]string{"4.16.1", "4.16.2"}) {
+	if !slices.Contains(s.GraphNodes, "4.15.1") || !slices.Contains(s.GraphEdges, [2]string{"4.15.1", "4.15.2"}) {
 		t.Errorf("graph shows %v %v", s.GraphNodes, s.GraphEdges)
 	}
 	if !strings.Contains(s.Location.Search, "channel="+m.Channels[0]) {
 		t.Errorf("location %q does not record the state", s.Location.Search)
 	}
-	if !strings.Contains(s.Status, "6 releases") || !strings.Contains(s.Location.Search, "from=4.16.1") {
+	if !strings.Contains(s.Status, "3 releases") || !strings.Contains(s.Location.Search, "from=4.15.1") {
 		t.Errorf("status %q, location %q", s.Status, s.Location.Search)
 	}
 }
@@ -449,7 +452,7 @@ func TestDeepLink(t *testing.T) {
 	p.allow("/graph/s390x/nope-1.0.json", "/graph/s390x/nope-1.0/9.9.9.json")
 	p.open(t, url.Values{"channel": {"nope-1.0"}, "arch": {"s390x"}, "from": {"9.9.9"}, "to": {"1.0.0"}})
 	s = p.state(t)
-	if s.Arch != "amd64" || s.Channel != "candidate-4.16" || s.Current != "4.16.1" || s.To != "" {
+	if s.Arch != "amd64" || s.Channel != "candidate-4.15" || s.Current != "4.15.1" || s.To != "" {
 		t.Errorf("bad deep link: %s %s %s → %q", s.Arch, s.Channel, s.Current, s.To)
 	}
 }

@@ -1,0 +1,277 @@
+// Package metas writes a catalog's catalogd-compatible files: the whole
+// catalog as catalogd's /api/v1/all answers it (all.jsonl) and the answers
+// of its /api/v1/metas endpoint for the queries worth precomputing, so
+// that a static host answers them from files. docs/operators.md
+// ("Serving") records the catalogd behaviour reproduced here, with the
+// upstream files it was read from.
+//
+// A blob is served as catalogd stores it: its bytes as operator-registry
+// re-encodes them (declcfg.Meta.Blob) followed by one newline; an answer
+// is the concatenation of the matching blobs in load order. A metas query
+// selects the blobs whose schema, package and name (the keys
+// operator-registry extracts, matched case-insensitively) equal every
+// non-empty parameter; an olm.package blob has no package key, so
+// ?package=P does not return it.
+//
+// Files, relative to the catalog's directory (operators/<catalog>/):
+//
+//	all.jsonl                      every blob           /api/v1/all, /api/v1/metas
+//	metas/empty.jsonl              nothing              any query matching no blob
+//	metas/schema/S.jsonl           every blob of S      ?schema=S
+//	metas/package/P.jsonl          every blob of P      ?package=P
+//	metas/package/P/S.jsonl        blobs of S in P      ?schema=S&package=P
+//	metas/schema/olm.package/N.jsonl  the olm.package blob N  ?schema=olm.package&name=N
+//
+// for every schema S and package P that some blob has, and every name N
+// of an olm.package blob. Every schema × package combination has its
+// file, empty when no blob matches (?schema=olm.package&package=P always
+// is), so a host that cannot tell an empty answer from an unknown value
+// still answers every combination of the catalog's own values. A query
+// for a value the catalog does not have names a file that does not
+// exist; its answer is metas/empty.jsonl. Names are encoded by Encode.
+package metas
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+
+	"github.com/upgraph/upgraph/catalog/declcfg"
+)
+
+// File is one file of a catalog's catalogd-compatible output; Path is
+// relative to the catalog's directory (operators/<catalog>/).
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Paths of the files every catalog has.
+const (
+	AllFile   = "all.jsonl"
+	EmptyFile = "metas/empty.jsonl"
+)
+
+// NamedSchema is the schema whose blobs also have a file per name
+// (SchemaNameFile): ?schema=olm.package&name=N is how clients read one
+// package's metadata (upstream's documented query).
+const NamedSchema = declcfg.SchemaPackage
+
+// SchemaFile answers ?schema=schema.
+func SchemaFile(schema string) string { return "metas/schema/" + Encode(schema) + ".jsonl" }
+
+// PackageFile answers ?package=pkg.
+func PackageFile(pkg string) string { return "metas/package/" + Encode(pkg) + ".jsonl" }
+
+// PackageSchemaFile answers ?schema=schema&package=pkg.
+func PackageSchemaFile(pkg, schema string) string {
+	return "metas/package/" + Encode(pkg) + "/" + Encode(schema) + ".jsonl"
+}
+
+// SchemaNameFile answers ?schema=schema&name=name; files exist for
+// NamedSchema only.
+func SchemaNameFile(schema, name string) string {
+	return "metas/schema/" + Encode(schema) + "/" + Encode(name) + ".jsonl"
+}
+
+// Resolve maps a metas query (empty values mean absent, as for catalogd)
+// to the file answering it. When filter is set, the answer is the file's
+// blobs named name (Filter); otherwise the file itself. A file the tree
+// does not have answers with nothing (EmptyFile).
+func Resolve(schema, pkg, name string) (file string, filter bool) {
+	switch {
+	case name != "" && schema == NamedSchema && pkg == "":
+		return SchemaNameFile(schema, name), false
+	case schema != "" && pkg != "":
+		file = PackageSchemaFile(pkg, schema)
+	case pkg != "":
+		file = PackageFile(pkg)
+	case schema != "":
+		file = SchemaFile(schema)
+	default:
+		file = AllFile
+	}
+	return file, name != ""
+}
+
+// MaxEncoded is the longest encoded name a file is given: longer ones
+// are hashed, so every path stays within file system and object store
+// limits.
+const MaxEncoded = 200
+
+// Encode turns a schema, package or name into a file name (without its
+// extension) that is safe on every file system and object store, case
+// insensitive ones included, and in a URL path without escaping, and is
+// reversible: [0-9a-z-] are kept, and so is '.' except as the first byte
+// (no file name is hidden, "." and ".." are no names); '+' becomes '_',
+// an upper-case letter X becomes "!x", any other byte "~hh" (two
+// lower-case hex digits: a leading '.' is "~2e", '_' "~5f"). A result
+// longer than MaxEncoded is replaced by "!!" and the hex SHA-256 of s,
+// which no encoded name begins with. It is catalog/views.EncodeName's
+// encoding (the names of packages, channels and bundles in the other
+// files of a catalog). s must not be empty.
+func Encode(s string) string {
+	plain := s[0] != '.'
+	for i := 0; i < len(s) && plain; i++ {
+		plain = kept(s[i])
+	}
+	if plain && len(s) <= MaxEncoded {
+		return s
+	}
+	const hexDigits = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case kept(c) && (c != '.' || i > 0):
+			b = append(b, c)
+		case c == '+':
+			b = append(b, '_')
+		case c >= 'A' && c <= 'Z':
+			b = append(b, '!', c+'a'-'A')
+		default:
+			b = append(b, '~', hexDigits[c>>4], hexDigits[c&15])
+		}
+	}
+	if len(b) > MaxEncoded {
+		sum := sha256.Sum256([]byte(s))
+		return "!!" + hex.EncodeToString(sum[:])
+	}
+	return string(b)
+}
+
+func kept(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-'
+}
+
+// Files returns all.jsonl and the metas files of dc (see the package
+// documentation), sorted by path. Files whose blobs are consecutive in
+// load order (a package's, when each package has its own file, the
+// usual layout) share all.jsonl's bytes; the others are copied into one
+// buffer. The Data of the files must not be modified.
+func Files(dc *declcfg.DeclarativeConfig) []File {
+	metas := dc.Metas
+	n := len(metas)
+
+	// all.jsonl, and where each blob's line starts in it.
+	size := 0
+	for i := range metas {
+		size += len(metas[i].Blob) + 1
+	}
+	all := make([]byte, size)
+	offs := make([]int, n+1)
+	o := 0
+	for i := range metas {
+		offs[i] = o
+		o += copy(all[o:], metas[i].Blob)
+		all[o] = '\n'
+		o++
+	}
+	offs[n] = o
+
+	// Group the blobs: by schema, by package, by package × schema, and
+	// olm.package blobs by name. Ids are given in order of appearance.
+	type group struct {
+		path  string
+		lines []int32
+	}
+	schemaID := map[string]int{}
+	var schemas []string
+	var bySchema [][]int32
+	packageID := map[string]int{}
+	var packages []string
+	var byPackage [][]int32
+	nameID := map[string]int{}
+	var named []group
+	for i := range metas {
+		m := &metas[i]
+		if m.Schema == "" {
+			continue // catalogd indexes no blob without a schema
+		}
+		s, ok := schemaID[m.Schema]
+		if !ok {
+			s = len(schemas)
+			schemaID[m.Schema] = s
+			schemas = append(schemas, m.Schema)
+			bySchema = append(bySchema, nil)
+		}
+		bySchema[s] = append(bySchema[s], int32(i))
+		if m.Package != "" {
+			p, ok := packageID[m.Package]
+			if !ok {
+				p = len(packages)
+				packageID[m.Package] = p
+				packages = append(packages, m.Package)
+				byPackage = append(byPackage, nil)
+			}
+			byPackage[p] = append(byPackage[p], int32(i))
+		}
+		if m.Schema == NamedSchema && m.Name != "" {
+			k, ok := nameID[m.Name]
+			if !ok {
+				k = len(named)
+				nameID[m.Name] = k
+				named = append(named, group{path: SchemaNameFile(NamedSchema, m.Name)})
+			}
+			named[k].lines = append(named[k].lines, int32(i))
+		}
+	}
+
+	groups := make([]group, 0, 1+len(schemas)+len(packages)*(1+len(schemas))+len(named))
+	groups = append(groups, group{path: EmptyFile})
+	for s, schema := range schemas {
+		groups = append(groups, group{SchemaFile(schema), bySchema[s]})
+	}
+	split := make([][]int32, len(schemas))
+	for p, pkg := range packages {
+		lines := byPackage[p]
+		groups = append(groups, group{PackageFile(pkg), lines})
+		for s := range split {
+			split[s] = split[s][:0]
+		}
+		for _, i := range lines {
+			s := schemaID[metas[i].Schema]
+			split[s] = append(split[s], i)
+		}
+		for s, schema := range schemas {
+			groups = append(groups, group{PackageSchemaFile(pkg, schema), slices.Clone(split[s])})
+		}
+	}
+	groups = append(groups, named...)
+
+	// The files whose lines are not one run of all.jsonl get a copy, all
+	// in one buffer.
+	consecutive := func(lines []int32) bool {
+		return len(lines) == 0 || int(lines[len(lines)-1]-lines[0]) == len(lines)-1
+	}
+	copied := 0
+	for _, g := range groups {
+		if !consecutive(g.lines) {
+			for _, i := range g.lines {
+				copied += offs[i+1] - offs[i]
+			}
+		}
+	}
+	buf := make([]byte, 0, copied)
+	files := make([]File, 0, 1+len(groups))
+	files = append(files, File{AllFile, all})
+	for _, g := range groups {
+		var data []byte
+		switch {
+		case len(g.lines) == 0:
+			data = []byte{}
+		case consecutive(g.lines):
+			lo, hi := offs[g.lines[0]], offs[g.lines[len(g.lines)-1]+1]
+			data = all[lo:hi:hi]
+		default:
+			start := len(buf)
+			for _, i := range g.lines {
+				buf = append(buf, all[offs[i]:offs[i+1]]...)
+			}
+			data = buf[start:len(buf):len(buf)]
+		}
+		files = append(files, File{g.path, data})
+	}
+	slices.SortFunc(files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
+	return files
+}

@@ -1,0 +1,343 @@
+package metas
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/upgraph/upgraph/catalog/declcfg"
+)
+
+const (
+	fixture       = "testdata/fbc"
+	sharedCatalog = "../../../shared/catalogs/community-operators-prod-v4.21/configs"
+)
+
+func load(t testing.TB, dir string) *declcfg.DeclarativeConfig {
+	t.Helper()
+	dc, err := declcfg.LoadFS(context.Background(), os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dc
+}
+
+// catalogd is an oracle: catalogd's storage (internal/catalogd/storage,
+// localdir.go storeCatalogData and index.go) rebuilt on the loaded metas.
+// The catalog file is each blob followed by a newline; the index records
+// each blob's section under its schema, package and name when not empty;
+// a query starts from every section of the schema (every section of every
+// schema without one), intersects with the package's and the name's, and
+// concatenates the sections in file order.
+type catalogd struct {
+	file                        []byte
+	bySchema, byPackage, byName map[string][]section
+}
+
+type section struct{ off, n int }
+
+func newCatalogd(dc *declcfg.DeclarativeConfig) *catalogd {
+	c := &catalogd{bySchema: map[string][]section{}, byPackage: map[string][]section{}, byName: map[string][]section{}}
+	for _, m := range dc.Metas {
+		s := section{len(c.file), len(m.Blob) + 1}
+		c.file = append(append(c.file, m.Blob...), '\n')
+		if m.Schema != "" {
+			c.bySchema[m.Schema] = append(c.bySchema[m.Schema], s)
+		}
+		if m.Package != "" {
+			c.byPackage[m.Package] = append(c.byPackage[m.Package], s)
+		}
+		if m.Name != "" {
+			c.byName[m.Name] = append(c.byName[m.Name], s)
+		}
+	}
+	return c
+}
+
+func (c *catalogd) get(schema, pkg, name string) []byte {
+	set := map[section]bool{}
+	if schema == "" {
+		for _, ss := range c.bySchema {
+			for _, s := range ss {
+				set[s] = true
+			}
+		}
+	} else {
+		for _, s := range c.bySchema[schema] {
+			set[s] = true
+		}
+	}
+	intersect := func(ss []section) {
+		keep := map[section]bool{}
+		for _, s := range ss {
+			if set[s] {
+				keep[s] = true
+			}
+		}
+		set = keep
+	}
+	if pkg != "" {
+		intersect(c.byPackage[pkg])
+	}
+	if name != "" {
+		intersect(c.byName[name])
+	}
+	var sections []section
+	for s := range set {
+		sections = append(sections, s)
+	}
+	slices.SortFunc(sections, func(a, b section) int { return cmp.Compare(a.off, b.off) })
+	out := []byte{}
+	for _, s := range sections {
+		out = append(out, c.file[s.off:s.off+s.n]...)
+	}
+	return out
+}
+
+// answer is what a static host answers from files: Resolve, the file or
+// the empty answer when there is none, filtered by name when needed.
+func answer(files map[string][]byte, schema, pkg, name string) []byte {
+	path, filter := Resolve(schema, pkg, name)
+	data, ok := files[path]
+	if !ok {
+		data = files[EmptyFile]
+	}
+	if filter {
+		data = Filter(data, name)
+	}
+	return data
+}
+
+func byPath(fs []File) map[string][]byte {
+	m := map[string][]byte{}
+	for _, f := range fs {
+		m[f.Path] = f.Data
+	}
+	return m
+}
+
+// values are the schemas, packages and names of dc, plus values it lacks.
+func values(dc *declcfg.DeclarativeConfig) (schemas, packages, names []string) {
+	seen := [3]map[string]bool{{}, {}, {}}
+	add := func(k int, dst *[]string, v string) {
+		if !seen[k][v] {
+			seen[k][v] = true
+			*dst = append(*dst, v)
+		}
+	}
+	for _, m := range dc.Metas {
+		add(0, &schemas, m.Schema)
+		add(1, &packages, m.Package)
+		add(2, &names, m.Name)
+		// Values of one key used as another: a package's name as a package.
+		add(1, &packages, m.Name)
+	}
+	for _, v := range []string{"", "nope", "OLM.PACKAGE", ".", "..", "a/b", strings.Repeat("x", 300)} {
+		add(0, &schemas, v)
+		add(1, &packages, v)
+		add(2, &names, v)
+	}
+	return schemas, packages, names
+}
+
+// TestFilesMatchCatalogd: every file is what catalogd answers for its
+// query, and every query of the catalog's values (and unknown ones) is
+// answered from the files exactly as catalogd answers it.
+func TestFilesMatchCatalogd(t *testing.T) {
+	for _, dir := range []string{fixture, sharedCatalog} {
+		t.Run(dir, func(t *testing.T) {
+			dc := load(t, dir)
+			oracle := newCatalogd(dc)
+			fs := Files(dc)
+			files := byPath(fs)
+			if !bytes.Equal(files[AllFile], oracle.file) {
+				t.Fatal("all.jsonl is not catalogd's catalog file")
+			}
+			if !slices.IsSortedFunc(fs, func(a, b File) int { return cmp.Compare(a.Path, b.Path) }) || len(files) != len(fs) {
+				t.Error("files not sorted or not unique")
+			}
+			schemas, packages, names := values(dc)
+			// Every precomputed file answers its query.
+			want := map[string][]byte{EmptyFile: {}}
+			for _, s := range schemas[:len(schemas)-7] {
+				want[SchemaFile(s)] = oracle.get(s, "", "")
+			}
+			for _, m := range dc.Metas {
+				if m.Package != "" {
+					want[PackageFile(m.Package)] = oracle.get("", m.Package, "")
+					for _, s := range schemas[:len(schemas)-7] {
+						want[PackageSchemaFile(m.Package, s)] = oracle.get(s, m.Package, "")
+					}
+				}
+				if m.Schema == NamedSchema {
+					want[SchemaNameFile(NamedSchema, m.Name)] = oracle.get(NamedSchema, "", m.Name)
+				}
+			}
+			for p, data := range want {
+				got, ok := files[p]
+				if !ok {
+					t.Errorf("no file %s", p)
+				} else if !bytes.Equal(got, data) {
+					t.Errorf("%s: %d bytes, catalogd answers %d", p, len(got), len(data))
+				}
+			}
+			if len(files) != len(want)+1 {
+				t.Errorf("%d files, want %d", len(files), len(want)+1)
+			}
+			// Every combination, through Resolve and Filter.
+			if dir == sharedCatalog { // a sample: enough, and quicker
+				names, packages = sample(names, 30), sample(packages, 50)
+			}
+			n, nonEmpty := 0, 0
+			for _, s := range schemas {
+				for _, p := range packages {
+					for _, name := range names {
+						got, want := answer(files, s, p, name), oracle.get(s, p, name)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("schema=%q package=%q name=%q: got %d bytes, catalogd %d\n%.300s\n%.300s", s, p, name, len(got), len(want), got, want)
+						}
+						n++
+						if len(want) > 0 {
+							nonEmpty++
+						}
+					}
+				}
+			}
+			// Blobs' own values, in every combination (every 24th blob of the
+			// shared catalog).
+			step := 1
+			if dir == sharedCatalog {
+				step = 24
+			}
+			for b := 0; b < len(dc.Metas); b += step {
+				m := dc.Metas[b]
+				for mask := 1; mask < 8; mask++ { // mask 0, no parameter, is the same for all
+					q := [3]string{}
+					for k, v := range []string{m.Schema, m.Package, m.Name} {
+						if mask&(1<<k) != 0 {
+							q[k] = v
+						}
+					}
+					got, want := answer(files, q[0], q[1], q[2]), oracle.get(q[0], q[1], q[2])
+					if !bytes.Equal(got, want) {
+						t.Fatalf("schema=%q package=%q name=%q: got %d bytes, catalogd %d", q[0], q[1], q[2], len(got), len(want))
+					}
+					n++
+					if len(want) > 0 {
+						nonEmpty++
+					}
+				}
+			}
+			t.Logf("%d files, %d queries compared (%d with blobs)", len(fs), n, nonEmpty)
+		})
+	}
+}
+
+// sample keeps n values spread over vs, and the last 7 (unknown ones).
+func sample(vs []string, n int) []string {
+	var out []string
+	for i := 0; i < len(vs)-7; i += max(1, (len(vs)-7)/n) {
+		out = append(out, vs[i])
+	}
+	return append(out, vs[len(vs)-7:]...)
+}
+
+// TestFilesFixture pins the fixture's layout: case-folded keys, the
+// olm.package blob outside ?package=, interleaved packages, encoded names.
+func TestFilesFixture(t *testing.T) {
+	files := byPath(Files(load(t, fixture)))
+	lines := func(p string) int { return bytes.Count(files[p], []byte("\n")) }
+	for p, n := range map[string]int{
+		AllFile:                                     17,
+		"metas/schema/olm.package.jsonl":            3,
+		"metas/schema/olm.channel.jsonl":            5,
+		"metas/package/alpha.jsonl":                 6, // 2 channels, 2 bundles here, 1 channel in beta's file, 1 custom
+		"metas/package/alpha/olm.package.jsonl":     0,
+		"metas/package/beta/olm.channel.jsonl":      1, // keys Schema, Package, Name
+		"metas/package/beta/olm.deprecations.jsonl": 1,
+		"metas/package/!weird_!pkg.jsonl":           1,
+		"metas/package/~2e..jsonl":                  1,
+		"metas/package/~2e./example.custom.jsonl":   1,
+		"metas/schema/olm.package/beta.jsonl":       1,
+		EmptyFile:                                   0,
+	} {
+		if _, ok := files[p]; !ok {
+			t.Errorf("no %s", p)
+		} else if got := lines(p); got != n {
+			t.Errorf("%s: %d lines, want %d", p, got, n)
+		}
+	}
+	if !bytes.Contains(files[AllFile], []byte(`"description":"Beta <script> \u2028 line"`)) ||
+		!bytes.Contains(files[AllFile], []byte(`"value":12345678901234567000}`)) {
+		t.Errorf("blobs not as catalogd stores them:\n%s", files[AllFile])
+	}
+	if got := string(Filter(files["metas/package/alpha.jsonl"], "stable")); strings.Count(got, "\n") != 2 ||
+		!strings.Contains(got, `"schema":"olm.channel"`) || !strings.Contains(got, `"schema":"example.custom"`) {
+		t.Errorf("?package=alpha&name=stable:\n%s", got)
+	}
+}
+
+func TestEncode(t *testing.T) {
+	long := strings.Repeat("a", MaxEncoded+1)
+	for in, want := range map[string]string{
+		"olm.package": "olm.package", "my-op.v1.2.3": "my-op.v1.2.3", "Weird+Pkg": "!weird_!pkg",
+		"a_b": "a~5fb", "a!b~c": "a~21b~7ec", ".": "~2e", "..": "~2e.", ".x.y": "~2ex.y", "a/b": "a~2fb",
+		"café": "caf~c3~a9", " ": "~20", strings.Repeat("a", MaxEncoded): strings.Repeat("a", MaxEncoded),
+	} {
+		if got := Encode(in); got != want {
+			t.Errorf("Encode(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Encode(long); !strings.HasPrefix(got, "!!") || len(got) != 66 {
+		t.Errorf("Encode(long) = %q", got)
+	}
+	if Encode(strings.Repeat("A", 100)) == Encode(strings.Repeat("a", 100)) || len(Encode(strings.Repeat("A", 101))) != 66 {
+		t.Error("long encodings")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for _, tc := range []struct {
+		s, p, n string
+		file    string
+		filter  bool
+	}{
+		{"", "", "", AllFile, false},
+		{"olm.bundle", "", "", "metas/schema/olm.bundle.jsonl", false},
+		{"", "etcd", "", "metas/package/etcd.jsonl", false},
+		{"olm.bundle", "etcd", "", "metas/package/etcd/olm.bundle.jsonl", false},
+		{"olm.package", "", "etcd", "metas/schema/olm.package/etcd.jsonl", false},
+		{"olm.package", "etcd", "etcd", "metas/package/etcd/olm.package.jsonl", true},
+		{"olm.channel", "", "stable", "metas/schema/olm.channel.jsonl", true},
+		{"", "etcd", "stable", "metas/package/etcd.jsonl", true},
+		{"olm.channel", "etcd", "stable", "metas/package/etcd/olm.channel.jsonl", true},
+		{"", "", "stable", AllFile, true},
+	} {
+		file, filter := Resolve(tc.s, tc.p, tc.n)
+		if file != tc.file || filter != tc.filter {
+			t.Errorf("Resolve(%q, %q, %q) = %s, %v; want %s, %v", tc.s, tc.p, tc.n, file, filter, tc.file, tc.filter)
+		}
+	}
+}
+
+func TestBlobName(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"name":"a"}`:              "a",
+		`{"Name":"b","schema":"x"}`: "b",
+		`{"NAME":"c"}` + "\n":       "c",
+		`{"a":{"name":"no"},"b":["}",{"x":"\""}],"name":"d"}`: "d",
+		`{"n\u0061me":"e\"\u00e9"}`:                           "e\"é",
+		` { "nAmE" : "f" } `:                                  "f",
+		`{"schema":"x"}`:                                      "",
+		`{"names":"x","nam":"y","x":1.5e3,"y":true,"z":null}`: "",
+	} {
+		got, ok := BlobName([]byte(line))
+		if got != want || ok != (want != "") {
+			t.Errorf("BlobName(%s) = %q, %v; want %q", line, got, ok, want)
+		}
+	}
+}

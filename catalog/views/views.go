@@ -1,0 +1,388 @@
+// Package views renders an operator catalog as the static files upgraph
+// publishes under operators/<catalog>/ of a tree (docs/operators.md):
+//
+//	catalog.json              the summary (Summary)
+//	all.jsonl, metas/…        the blobs as catalogd serves them (catalog/metas)
+//	graph/P.json              the cross-channel view of package P (model.PackageGraph)
+//	graph/P/CH.json           the graph of channel CH of P (model.ChannelGraph)
+//	next/P/CH/B.json          for a cluster running bundle B from channel CH:
+//	                          OLM v0's next hop and path to the head, OLM v1's
+//	                          candidates and pick (model.InstalledView)
+//
+// Package, channel and bundle names are encoded as file names by
+// EncodeName. Every file is compact JSON (the .jsonl files one blob a
+// line) and a deterministic function of the catalog's blobs: the same
+// catalog from a directory, a single file or an image gives the same
+// bytes, catalog.json's "source" aside.
+package views
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/catalog/model"
+	"github.com/upgraph/upgraph/catalog/source"
+	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/internal/parallel"
+)
+
+// Root is the directory of a tree holding every catalog.
+const Root = "operators/"
+
+// SummaryFile is the name of a catalog's summary in its directory.
+const SummaryFile = "catalog.json"
+
+// Dir is the directory of catalog name in a tree ("operators/NAME/").
+func Dir(name string) string { return Root + name + "/" }
+
+// PackageGraphPath is the cross-channel view of a package, relative to
+// its catalog's directory.
+func PackageGraphPath(pkg string) string { return "graph/" + EncodeName(pkg) + ".json" }
+
+// ChannelGraphPath is the graph of a package's channel, relative to its
+// catalog's directory.
+func ChannelGraphPath(pkg, channel string) string {
+	return "graph/" + EncodeName(pkg) + "/" + EncodeName(channel) + ".json"
+}
+
+// NextDir is the directory of a channel's per installed bundle files,
+// relative to its catalog's directory.
+func NextDir(pkg, channel string) string {
+	return "next/" + EncodeName(pkg) + "/" + EncodeName(channel) + "/"
+}
+
+// NextPath is the per installed bundle file of a channel entry, relative
+// to its catalog's directory.
+func NextPath(pkg, channel, bundle string) string {
+	return NextDir(pkg, channel) + EncodeName(bundle) + ".json"
+}
+
+// namePattern is a catalog name: a DNS-1123 label, as the name of a
+// ClusterCatalog is, and what catalogd's URLs (/catalogs/NAME/…) take.
+var namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// CheckName reports whether name can name a catalog: a DNS-1123 label (at
+// most 63 characters of [a-z0-9-], starting and ending alphanumeric).
+func CheckName(name string) error {
+	if len(name) > 63 || !namePattern.MatchString(name) {
+		return fmt.Errorf("catalog name %q: want a DNS-1123 label (at most 63 characters of a-z, 0-9 and '-', starting and ending with a letter or digit)", name)
+	}
+	return nil
+}
+
+// Catalog is a catalog ready to publish: the blobs and the model of its
+// valid packages (all of them unless New was asked for the valid ones
+// only).
+type Catalog struct {
+	Name string
+	// Source names where it came from, as source.Source.String() does.
+	Source string
+	Info   source.Info
+	// Config holds the published blobs; Model is their model, without
+	// errors.
+	Config *declcfg.DeclarativeConfig
+	Model  *model.Catalog
+	// Skipped are the packages left out (New with validOnly), with the
+	// errors that fail them.
+	Skipped []model.SkippedPackage
+
+	digestOnce sync.Once
+	digest     string
+}
+
+// InvalidError is New's error for a catalog with errors: Problems are
+// all of its problems, errors and warnings, sorted by file and line.
+type InvalidError struct {
+	Name     string
+	Problems model.Problems
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("catalog %s: %s, %s (operator-registry's opm validate rejects it)", e.Name,
+		countNoun(e.Problems.Count(model.Error), "error"), countNoun(e.Problems.Count(model.Warning), "warning"))
+}
+
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// New converts and validates cfg, the catalog named name read from src
+// (info as its Load returned). A catalog with an error is refused with an
+// *InvalidError, unless validOnly: then its packages without errors are
+// kept, the others listed in Skipped, and the blobs of skipped packages
+// (or naming a package the catalog lacks) are left out of Config.
+func New(name, src string, info source.Info, cfg *declcfg.DeclarativeConfig, validOnly bool) (*Catalog, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	m := model.Convert(cfg)
+	c := &Catalog{Name: name, Source: src, Info: info, Config: cfg, Model: m}
+	if m.Valid() {
+		return c, nil
+	}
+	if !validOnly {
+		return nil, &InvalidError{Name: name, Problems: m.Problems}
+	}
+	// Leaving packages out may change what is left (a blob naming a
+	// package that is now gone); convert again until nothing fails.
+	skipped := map[string]model.SkippedPackage{}
+	for round := 0; !m.Valid(); round++ {
+		if round == 8 { // cannot happen: every error is dropped with its package
+			return nil, &InvalidError{Name: name, Problems: m.Problems}
+		}
+		_, skip := m.ValidOnly()
+		for _, s := range skip {
+			prev := skipped[s.Package]
+			prev.Package = s.Package
+			prev.Problems = append(prev.Problems, s.Problems...)
+			skipped[s.Package] = prev
+		}
+		cfg = withoutPackages(cfg, skipped)
+		m = model.Convert(cfg)
+	}
+	c.Config, c.Model = cfg, m
+	for _, s := range skipped {
+		c.Skipped = append(c.Skipped, s)
+	}
+	slices.SortFunc(c.Skipped, func(a, b model.SkippedPackage) int { return cmp.Compare(a.Package, b.Package) })
+	return c, nil
+}
+
+// packageOf is the package a blob belongs to: its own name for an
+// olm.package blob, its package key otherwise ("" for none).
+func packageOf(m *declcfg.Meta) string {
+	if m.Schema == declcfg.SchemaPackage {
+		return m.Name
+	}
+	return m.Package
+}
+
+func olmSchema(s string) bool {
+	switch s {
+	case declcfg.SchemaPackage, declcfg.SchemaChannel, declcfg.SchemaBundle, declcfg.SchemaDeprecations:
+		return true
+	}
+	return false
+}
+
+// withoutPackages returns cfg without the blobs of the skipped packages.
+// A skipped "" (errors of blobs that name no package) leaves out the
+// olm.* blobs naming none; blobs of other schemas naming no package stay.
+func withoutPackages(cfg *declcfg.DeclarativeConfig, skipped map[string]model.SkippedPackage) *declcfg.DeclarativeConfig {
+	drop := func(schema, pkg string) bool {
+		if _, ok := skipped[pkg]; !ok {
+			return false
+		}
+		return pkg != "" || olmSchema(schema)
+	}
+	out := &declcfg.DeclarativeConfig{}
+	for _, p := range cfg.Packages {
+		if !drop(declcfg.SchemaPackage, p.Name) {
+			out.Packages = append(out.Packages, p)
+		}
+	}
+	for _, ch := range cfg.Channels {
+		if !drop(declcfg.SchemaChannel, ch.Package) {
+			out.Channels = append(out.Channels, ch)
+		}
+	}
+	for _, b := range cfg.Bundles {
+		if !drop(declcfg.SchemaBundle, b.Package) {
+			out.Bundles = append(out.Bundles, b)
+		}
+	}
+	for _, d := range cfg.Deprecations {
+		if !drop(declcfg.SchemaDeprecations, d.Package) {
+			out.Deprecations = append(out.Deprecations, d)
+		}
+	}
+	for i := range cfg.Others {
+		if !drop(cfg.Others[i].Schema, cfg.Others[i].Package) {
+			out.Others = append(out.Others, cfg.Others[i])
+		}
+	}
+	for i := range cfg.Metas {
+		if !drop(cfg.Metas[i].Schema, packageOf(&cfg.Metas[i])) {
+			out.Metas = append(out.Metas, cfg.Metas[i])
+		}
+	}
+	return out
+}
+
+// ContentDigest is "sha256:<hex>" of the published blobs as catalogd's
+// /api/v1/all serves them (each blob followed by a newline, in load
+// order): the identity of the catalog's content, whatever its source.
+func (c *Catalog) ContentDigest() string {
+	c.digestOnce.Do(func() {
+		h := sha256.New()
+		nl := []byte{'\n'}
+		for i := range c.Config.Metas {
+			h.Write(c.Config.Metas[i].Blob)
+			h.Write(nl)
+		}
+		c.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	})
+	return c.digest
+}
+
+// Counts summarise a catalog.
+type Counts struct {
+	Packages int `json:"packages"`
+	Channels int `json:"channels"`
+	Bundles  int `json:"bundles"`
+	// Entries counts channel entries: one per installed bundle file.
+	Entries int `json:"entries"`
+	// Deprecations counts deprecated packages, channels and bundles.
+	Deprecations int `json:"deprecations"`
+	Blobs        int `json:"blobs"`
+	Warnings     int `json:"warnings"`
+	// SkippedPackages counts the packages left out for their errors.
+	SkippedPackages int `json:"skippedPackages"`
+}
+
+// Counts returns the catalog's counts.
+func (c *Catalog) Counts() Counts {
+	n := Counts{Packages: len(c.Model.Packages), Blobs: len(c.Config.Metas), SkippedPackages: len(c.Skipped)}
+	for _, p := range c.Model.Packages {
+		n.Warnings += p.Problems().Count(model.Warning)
+		n.Channels += len(p.Channels)
+		n.Bundles += len(p.Bundles)
+		if p.Deprecation != nil {
+			n.Deprecations++
+		}
+		for _, ch := range p.Channels {
+			n.Entries += len(ch.Entries)
+			if ch.Deprecation != nil {
+				n.Deprecations++
+			}
+		}
+		for _, b := range p.Bundles {
+			if b.Deprecation != nil {
+				n.Deprecations++
+			}
+		}
+	}
+	return n
+}
+
+// PackageNames lists the published packages by name.
+func (c *Catalog) PackageNames() []string {
+	out := make([]string, len(c.Model.Packages))
+	for i, p := range c.Model.Packages {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// File is one file of a catalog. Path is relative to the tree's root
+// (Dir(name) + the path in the catalog).
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Render renders every file of the catalog on up to workers goroutines
+// (0: GOMAXPROCS) and hands each to emit, with the worker rendering it
+// (0 ≤ worker < workers), as soon as it is rendered: nothing is kept
+// once emit returns. emit is called concurrently; the bytes of each file
+// do not depend on scheduling. The first error stops the rendering and is
+// returned.
+func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context.Context, worker int, f File) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	dir := Dir(c.Name)
+	type task func(ctx context.Context, out func(rel string, data []byte) error) error
+	// The blobs first, the largest task, so that the others fill in
+	// beside it.
+	tasks := []task{
+		func(ctx context.Context, out func(string, []byte) error) error {
+			for _, f := range metasFiles(c.Config) {
+				if err := out(f.Path, f.Data); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(ctx context.Context, out func(string, []byte) error) error {
+			data, err := marshal(c.Summary())
+			if err != nil {
+				return err
+			}
+			return out(SummaryFile, data)
+		},
+	}
+	for _, p := range c.Model.Packages {
+		tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
+			data, err := marshal(p.Graph())
+			if err != nil {
+				return err
+			}
+			return out(PackageGraphPath(p.Name), data)
+		})
+		for _, ch := range p.Channels {
+			tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
+				data, err := marshal(ch.Graph())
+				if err != nil {
+					return err
+				}
+				if err := out(ChannelGraphPath(p.Name, ch.Name), data); err != nil {
+					return err
+				}
+				for _, e := range ch.Entries {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					data, err := marshal(e.InstalledView())
+					if err != nil {
+						return err
+					}
+					if err := out(NextPath(p.Name, ch.Name, e.Name), data); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return parallel.Run(ctx, workers, len(tasks), func(ctx context.Context, w, i int) error {
+		return tasks[i](ctx, func(rel string, data []byte) error {
+			if err := checkPath(rel); err != nil {
+				return fmt.Errorf("catalog %s: %w", c.Name, err)
+			}
+			return emit(ctx, w, File{Path: dir + rel, Data: data})
+		})
+	})
+}
+
+// checkPath refuses a file name longer than file systems take.
+func checkPath(rel string) error {
+	for seg := range strings.SplitSeq(rel, "/") {
+		if len(seg) > MaxSegment {
+			return fmt.Errorf("file %s: a path segment of %d bytes (a name of a package, channel or bundle too long to be a file name; at most %d bytes once encoded)", rel, len(seg), MaxSegment)
+		}
+	}
+	return nil
+}
+
+// marshal encodes v compactly, as the tree's other JSON files are: the
+// order of struct fields, no HTML escaping, no trailing newline.
+func marshal(v any) ([]byte, error) {
+	b, err := jsonw.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return b[:len(b)-1], nil
+}
