@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/airgap"
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/writer"
@@ -29,7 +30,11 @@ carried over from trees, and so is the static viewer (index.html,
 viewer/) when the source tree has it (graph endpoints: always);
 --no-viewer leaves it out, --viewer adds it. --payload-mirror SRC=DST replaces the repository
 prefix SRC by DST, longest match first, keeping digests:
-  quay.io/openshift-release-dev=registry.local:5000/ocp`,
+  quay.io/openshift-release-dev=registry.local:5000/ocp
+The tree's operator catalogs are carried too (--catalog and --package
+select them), their bundle and related images rewritten by the same
+--payload-mirror rules, and rendered again; their source is recorded
+with the prefix "mirror:" (docs/operators.md).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
@@ -37,6 +42,8 @@ prefix SRC by DST, longest match first, keeping digests:
 			&cli.StringFlag{Name: "channel", Usage: "only channels matching this regular expression"},
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
+			&cli.StringSliceFlag{Name: "catalog", Usage: "trees only: only these operator catalogs, by name (comma-separated or repeated; default: all)"},
+			&cli.StringSliceFlag{Name: "package", Usage: "trees only: only these packages of the catalogs (comma-separated or repeated; default: all); a catalog with none of them is left out"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "graph endpoints only: the channels to fetch (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
@@ -50,6 +57,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	opts := airgap.Options{
 		From: c.String("from"), Out: c.String("out"), Bundle: c.String("bundle"),
 		Arches: listFlag(c, "arch"), EndpointChannels: listFlag(c, "channels"),
+		Catalogs: listFlag(c, "catalog"), Packages: listFlag(c, "package"),
 		Workers: c.Int("workers"), Logger: log,
 	}
 	switch {
@@ -79,6 +87,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	if err := firstError(
 		checkTreeSource("--from", c.String("from"), true), checkOutputDir(c, "out"), checkOutputFile(c, "bundle"),
 		checkList(c, "arch", archName), checkList(c, "channels", channelName), checkWorkers(c), checkTreeFlags(c),
+		checkNonEmpty(c, "catalog"), checkList(c, "catalog", catviews.CheckName), checkNonEmpty(c, "package"), checkList(c, "package", nil),
 	); err != nil {
 		return err
 	}
@@ -107,12 +116,31 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	log.Info("mirrored", "from", opts.From, "channels", len(m.Channels), "arches", len(m.Arches),
 		"payloadsRewritten", res.Rewrite.Rewritten, "signatures", m.Counts.Signatures, "duration", time.Since(start).Round(time.Millisecond))
 	if res.Bundle != nil {
-		fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, sha256 %s (%d files, %d channel × arch graphs)\n",
-			res.Bundle.Path, res.Bundle.Size, res.Bundle.SHA256, m.Counts.Files, m.Counts.Graphs)
+		fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, sha256 %s (%d files, %d channel × arch graphs%s)\n",
+			res.Bundle.Path, res.Bundle.Size, res.Bundle.SHA256, m.Counts.Files, m.Counts.Graphs, mirroredCatalogs(res.Catalogs))
 		return nil
 	}
-	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs) to %s\n", m.Counts.Files, m.Counts.Graphs, opts.Out)
+	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs%s) to %s\n", m.Counts.Files, m.Counts.Graphs, mirroredCatalogs(res.Catalogs), opts.Out)
 	return nil
+}
+
+// checkNonEmpty refuses a list flag given with nothing in it.
+func checkNonEmpty(c *cli.Context, name string) error {
+	if c.IsSet(name) && len(listFlag(c, name)) == 0 {
+		return fmt.Errorf("--%s: empty value", name)
+	}
+	return nil
+}
+
+// mirroredCatalogs is what mirror says it wrote of the catalogs ("" for
+// none).
+func mirroredCatalogs(cats []airgap.CatalogResult) string {
+	var s string
+	for _, c := range cats {
+		s += fmt.Sprintf("; catalog %s: %s, %s, %s, %s rewritten", c.Name, countNoun(c.Packages, "package"),
+			countNoun(c.Channels, "channel"), countNoun(c.Bundles, "bundle"), countNoun(c.Images, "image"))
+	}
+	return s
 }
 
 func verifyCommand() *cli.Command {

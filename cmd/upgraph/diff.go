@@ -13,7 +13,7 @@ import (
 func diffCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
-		Usage:     "compare the update graphs two trees or endpoints serve, channel × arch by channel × arch",
+		Usage:     "compare the update graphs two trees or endpoints serve, channel × arch by channel × arch, and their operator catalogs",
 		ArgsUsage: "OLD NEW",
 		Description: `OLD and NEW are each ` + locationHelp + `.
 An endpoint cannot list its channels: they come from the other side's
@@ -22,6 +22,16 @@ index.json, or from --channels.
 Reports channels and arches added or removed, and for each channel × arch
 graph: nodes added, removed or changed (payload, metadata key by key), edges
 added or removed, conditional edges by their risks, and risks by name.
+
+Trees with operator catalogs (generate --catalog) are compared catalog by
+catalog (index.json's catalogs, then each catalog.json and graph file, read
+verified): catalogs and packages added or removed, a package's default
+channel changed, channels added or removed, and per channel the head moved,
+bundles and typed edges added or removed, new deprecations (package, channel,
+bundle), and installs newly stranded: entries from which OLM v0 reached the
+channel head in OLD and does not in NEW (next/P/CH/B.json's
+olmV0.reachesHead). --channels and --arch select release graphs only.
+
 Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: string(diff.Text), Usage: "text, markdown (a pull-request comment: a summary table and a collapsed section per graph) or json"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/dot"
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/policy"
@@ -14,7 +15,7 @@ import (
 func dotCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "dot",
-		Usage: "draw a channel × arch update graph in Graphviz's DOT language",
+		Usage: "draw a channel × arch update graph, or an operator package's, in Graphviz's DOT language (or Mermaid)",
 		Description: `Prints the --channel × --arch graph that --source serves (` + locationHelp + `)
 as a DOT digraph, e.g. for
 
@@ -34,16 +35,41 @@ conditional edge are not repeated. The graph does not say which edges the
 releases' own metadata had, so a dotted edge is one graph-data would remove,
 not proof that it existed.
 
-Output is deterministic: nodes by version, edges sorted.`,
+Output is deterministic: nodes by version, edges sorted.
+
+With --catalog and --package it draws an operator package of that catalog
+of the tree (generate --catalog): the --channel graph (graph/P/CH.json), or
+without --channel the package's cross-channel view (graph/P.json), e.g.
+
+    upgraph dot --catalog community --package etcd --channel alpha --source out
+
+Nodes are bundles labelled name and version; the channel head has a double
+border, deprecated bundles are filled orange, bundles OLM v0 skips have a red
+border. Edges run from the bundle a cluster runs to the one it may move to:
+replaces solid, skips dashed, skipRange dotted and labelled with the range.
+
+--format mermaid draws a Mermaid flowchart instead, with the conventions of
+opm alpha render-graph (graph LR, a subgraph per package and per channel,
+edges labelled replace, skip and "skipRange(<range>)", classDefs deprecated,
+skipped and deprecatedskipped, skipped links red and dashed) for --channel or
+every channel of the package; "skipped" is OLM v0's verdict (skippedByV0).
+There is no size limit: raise Mermaid's maxTextSize (default 30,000
+characters) to render a large package.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "channel", Usage: "the channel, e.g. stable-4.16 (required)"},
+			&cli.StringFlag{Name: "channel", Usage: "the channel, e.g. stable-4.16 (required without --catalog); with --catalog, a channel of --package (optional)"},
 			&cli.StringFlag{Name: "arch", Value: policy.DefaultArch, Usage: "the architecture"},
 			&cli.StringFlag{Name: "source", Value: ".", Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.BoolFlag{Name: "blocked", Usage: "also draw the edges graph-data removes, dotted grey"},
+			&cli.StringFlag{Name: "catalog", Usage: "draw an operator package of this catalog of the tree (with --package)"},
+			&cli.StringFlag{Name: "package", Usage: "the operator package to draw (with --catalog)"},
+			&cli.StringFlag{Name: "format", Value: string(dot.FormatDOT), Usage: "with --catalog: dot, or mermaid (opm alpha render-graph's conventions)"},
 		}, treeFlags()...),
 		Action: withLog(func(c *cli.Context, log *slog.Logger) error {
 			if c.NArg() != 0 {
 				return fmt.Errorf("dot takes no arguments, got %q (flags go before them)", c.Args().Slice())
+			}
+			if c.IsSet("catalog") || c.IsSet("package") || c.IsSet("format") {
+				return dotCatalog(c, log)
 			}
 			channel, arch := c.String("channel"), c.String("arch")
 			switch {
@@ -71,4 +97,37 @@ Output is deterministic: nodes by version, edges sorted.`,
 			})
 		}),
 	}
+}
+
+// dotCatalog draws an operator package (dot --catalog).
+func dotCatalog(c *cli.Context, log *slog.Logger) error {
+	format := dot.CatalogFormat(c.String("format"))
+	catalog, pkg := c.String("catalog"), c.String("package")
+	switch {
+	case format != dot.FormatDOT && format != dot.FormatMermaid:
+		return fmt.Errorf("--format %q: want dot or mermaid", format)
+	case c.IsSet("catalog") && catalog == "":
+		return fmt.Errorf("--catalog: empty value: want a catalog name of the tree")
+	case catalog == "" && c.IsSet("package"):
+		return fmt.Errorf("--package needs --catalog")
+	case catalog == "":
+		return fmt.Errorf("--format needs --catalog (release graphs are drawn in DOT only)")
+	case views.CheckName(catalog) != nil:
+		return fmt.Errorf("--catalog: %w", views.CheckName(catalog))
+	case pkg == "":
+		return fmt.Errorf("--package is required with --catalog")
+	case c.IsSet("arch") || c.IsSet("blocked"):
+		return fmt.Errorf("--arch and --blocked are for release graphs, not with --catalog")
+	}
+	if err := firstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+		return err
+	}
+	src, err := openGraphSource(c, c.String("source"), log)
+	if err != nil {
+		return fmt.Errorf("--source: %w", err)
+	}
+	defer src.Close()
+	return dot.WriteCatalog(c.Context, c.App.Writer, src.Tree, dot.CatalogQuery{
+		Catalog: catalog, Package: pkg, Channel: c.String("channel"), Format: format,
+	})
 }

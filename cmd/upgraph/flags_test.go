@@ -247,12 +247,18 @@ var invalidFlags = map[string]badFlag{
 	"path --to":      {bad: badVersions},
 	"path --channel": {bad: badChannelNames},
 	"dot --channel":  {bad: badChannelNames},
+	// The demo tree has no catalog: any name is one it lacks.
+	"dot --catalog": {bad: []string{"", "Bad_Name", "missing"}},
+	"dot --package": {bad: []string{""}}, // any other name needs --catalog: TestDotCatalog
 
 	"mirror --from":           {bad: badTreeSources},
 	"mirror --out":            {bad: badOutDirs},
 	"mirror --bundle":         {bad: []string{"", "emptydir", "file.txt", "missing/demo.tar.gz"}}, // file.txt is not a bundle to replace
 	"mirror --channel":        {bad: []string{"(", "a["}},                                         // "" matches every channel
 	"mirror --payload-mirror": {bad: []string{"", "quay.io", "=registry.local/ocp", "quay.io=registry.local/ocp@sha256:0"}},
+	// The demo tree has no catalog: any name is one it lacks.
+	"mirror --catalog": {bad: []string{"", "Bad_Name", "a,,b", "missing"}},
+	"mirror --package": {bad: []string{"", "a,,b", "missing"}},
 
 	"publish --headers":      {bad: []string{"", "missing", "emptydir", "file.txt"}}, // file.txt is not header rules
 	"publish --max-deletes":  {bad: []string{"-2"}},                                  // -1: no limit; 0: delete nothing

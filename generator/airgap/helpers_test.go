@@ -91,6 +91,9 @@ func TestMain(m *testing.M) {
 	if dir, err := demoOnce(); err == nil {
 		os.RemoveAll(filepath.Dir(dir))
 	}
+	if trees, err := catalogTrees(); err == nil && trees[0] != "" {
+		os.RemoveAll(filepath.Dir(trees[0]))
+	}
 	os.Exit(code)
 }
 

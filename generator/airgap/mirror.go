@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/bundle"
 
@@ -35,8 +36,12 @@ type Options struct {
 	// EndpointChannels are the channels to fetch from a graph endpoint,
 	// which cannot list them; trees list their own.
 	EndpointChannels []string
-	// Payloads rewrite release pull specs, longest source first.
+	// Payloads rewrite release pull specs, longest source first, and the
+	// bundle and related images of the tree's catalogs.
 	Payloads []mirror.PayloadMirror
+	// Catalogs selects a source tree's operator catalogs by name (nil:
+	// all); Packages keeps only these packages' blobs (nil: all).
+	Catalogs, Packages []string
 	// Exactly one of Out (a tree directory, replaced atomically) and
 	// Bundle (a .tar.gz, with a .sha256 file beside it) is the output.
 	Out, Bundle string
@@ -67,6 +72,8 @@ type Result struct {
 	// Bundle is nil when a tree was written.
 	Bundle  *bundle.Written
 	Rewrite mirror.RewriteResult
+	// Catalogs are the catalogs written, by name.
+	Catalogs []CatalogResult
 }
 
 // Mirror reads a source, keeps the selected channels and arches, rewrites
@@ -91,18 +98,37 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer src.Close()
-	log.Debug("source read", "from", opts.From, "releases", t.Graph.Len(), "duration", time.Since(start))
+	if t.Graph != nil {
+		log.Debug("source read", "from", opts.From, "releases", t.Graph.Len(), "duration", time.Since(start))
+	}
+	var cats []*catviews.Catalog
+	res := &Result{}
+	switch {
+	case src.IsTree():
+		if cats, res.Catalogs, err = sourceCatalogs(ctx, src.Tree, opts, rewriter); err != nil {
+			return nil, fmt.Errorf("%s: %w", opts.From, err)
+		}
+		for _, c := range res.Catalogs {
+			reportCatalog(log, c)
+		}
+	case opts.Catalogs != nil:
+		return nil, fmt.Errorf("--catalog: %s is a graph endpoint, which has no catalogs", opts.From)
+	case opts.Packages != nil:
+		return nil, fmt.Errorf("--package: %s is a graph endpoint, which has no catalogs", opts.From)
+	}
 
 	// Signatures are chosen by digest, which the rewrite keeps; reading
 	// them first keeps every read of the source in one place.
 	var sigs map[string][][]byte
-	if src.IsTree() {
+	if src.IsTree() && t.Graph != nil {
 		if sigs, err = sourceSignatures(ctx, src.Tree, t.Graph); err != nil {
 			return nil, fmt.Errorf("%s: %w", opts.From, err)
 		}
 	}
-	res := &Result{Rewrite: rewriter.Apply(t.Graph)}
-	reportRewrite(log, res.Rewrite)
+	if t.Graph != nil {
+		res.Rewrite = rewriter.Apply(t.Graph)
+		reportRewrite(log, res.Rewrite)
+	}
 
 	kind, at := "cincinnati", time.Time{}
 	var gd *graphdata.GraphData
@@ -119,13 +145,16 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	built := generator.Applied(t.Graph, t.Channels, kind, gd)
-	built.Signatures = sigs
+	var built *generator.Built
+	if t.Graph != nil {
+		built = generator.Applied(t.Graph, t.Channels, kind, gd)
+		built.Signatures = sigs
+	}
 	noViewer := !withViewer(opts.Viewer, t.Manifest)
 	render := func(store writer.Store) (err error) {
 		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
 			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
-			NoViewer: noViewer,
+			NoViewer: noViewer, Catalogs: cats,
 		})
 		return err
 	}
@@ -191,4 +220,16 @@ func reportRewrite(log *slog.Logger, r mirror.RewriteResult) {
 			"releases", len(r.Unmatched), "examples", strings.Join(r.Unmatched[:min(3, len(r.Unmatched))], ","))
 	}
 	log.Debug("payloads rewritten", "releases", r.Rewritten)
+}
+
+func reportCatalog(log *slog.Logger, c CatalogResult) {
+	if len(c.Tagged) > 0 {
+		log.Warn("catalog images pinned by tag, not digest: kept, but a mirror may hold other content under the tag",
+			"catalog", c.Name, "images", len(c.Tagged), "first", c.Tagged[0])
+	}
+	if len(c.Unmatched) > 0 {
+		log.Warn("catalog images no --payload-mirror matches: kept as they are, clusters behind the mirror may not reach them",
+			"catalog", c.Name, "images", len(c.Unmatched), "examples", strings.Join(c.Unmatched[:min(3, len(c.Unmatched))], ","))
+	}
+	log.Debug("catalog mirrored", "catalog", c.Name, "packages", c.Packages, "bundles", c.Bundles, "imagesRewritten", c.Images)
 }

@@ -21,6 +21,10 @@ func openSource(ctx context.Context, opts Options) (*mirror.Tree, *mirror.Source
 		t, err := openEndpoint(ctx, src.Endpoint, opts)
 		return t, src, err
 	}
+	// A tree of catalogs alone has no release graph to read.
+	if m := src.Tree.Manifest(); len(m.Channels) == 0 && len(m.Catalogs) > 0 && opts.Channels == nil && opts.Arches == nil {
+		return &mirror.Tree{Manifest: m}, src, nil
+	}
 	topts := mirror.TreeOptions{Channels: opts.Channels, Arches: opts.Arches, Workers: opts.Workers, Logger: opts.Logger}
 	t, err := mirror.FromTree(ctx, src.Tree, topts)
 	if err != nil {

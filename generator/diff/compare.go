@@ -78,6 +78,9 @@ func Compare(ctx context.Context, old, new *Source, opts Options) (*Result, erro
 	}
 	r.Channels = nameChanges(channels, has[0].channels, has[1].channels)
 	r.Arches = nameChanges(arches, has[0].arches, has[1].arches)
+	if r.Catalogs, err = compareCatalogs(ctx, old, new); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -82,6 +82,14 @@ func (r *Result) writeText(w *bufio.Writer) {
 			writeLine(w, l, "")
 		}
 	}
+	for i := range r.Catalogs {
+		for _, s := range r.Catalogs[i].sections() {
+			fmt.Fprintf(w, "@@ %s @@\n", s.title)
+			for _, l := range s.lines {
+				writeLine(w, l, "")
+			}
+		}
+	}
 }
 
 // nameLines are the channels and arches only one side has.

@@ -15,7 +15,15 @@ func (r *Result) writeMarkdown(w *strings.Builder, maxBytes int) {
 		fmt.Fprintf(w, "No differences in %s.\n", plural(r.Compared, "channel × arch graph"))
 		return
 	}
-	fmt.Fprintf(w, "%d of %s differ.\n\n", len(r.Graphs), plural(r.Compared, "channel × arch graph"))
+	if len(r.Catalogs) == 0 || r.Compared > 0 {
+		fmt.Fprintf(w, "%d of %s differ.\n\n", len(r.Graphs), plural(r.Compared, "channel × arch graph"))
+	}
+	r.writeMarkdownCatalogs(w, maxBytes, r.writeMarkdownGraphs(w, maxBytes))
+}
+
+// writeMarkdownGraphs renders the release graphs' part; false when it
+// left details out for maxBytes.
+func (r *Result) writeMarkdownGraphs(w *strings.Builder, maxBytes int) bool {
 	for _, c := range []struct {
 		title string
 		names []string
@@ -32,7 +40,7 @@ func (r *Result) writeMarkdown(w *strings.Builder, maxBytes int) {
 		}
 	}
 	if len(r.Graphs) == 0 {
-		return
+		return true
 	}
 	w.WriteString("| channel | arch | +nodes | −nodes | ~nodes | +edges | −edges | ±conditional | ±risks |\n")
 	w.WriteString("|:--|:--|--:|--:|--:|--:|--:|--:|--:|\n")
@@ -59,10 +67,11 @@ func (r *Result) writeMarkdown(w *strings.Builder, maxBytes int) {
 		d := r.Graphs[i].details()
 		if maxBytes > 0 && w.Len()+len(d)+len(note(len(r.Graphs)-i-1)) > maxBytes {
 			w.WriteString(note(len(r.Graphs) - i))
-			return
+			return false
 		}
 		w.WriteString(d)
 	}
+	return true
 }
 
 // details is a graph's collapsed section.

@@ -21,12 +21,15 @@ type Result struct {
 	Arches   NameChanges `json:"arches"`
 	// Graphs are the channel × arch graphs that differ.
 	Graphs []GraphDiff `json:"graphs"`
+	// Catalogs are the operator catalogs that differ (absent when
+	// neither side has a catalog that differs).
+	Catalogs []CatalogDiff `json:"catalogs,omitempty"`
 }
 
 // Empty reports whether the sources serve the same graphs.
 func (r *Result) Empty() bool {
 	return len(r.Graphs) == 0 && len(r.Channels.Added) == 0 && len(r.Channels.Removed) == 0 &&
-		len(r.Arches.Added) == 0 && len(r.Arches.Removed) == 0
+		len(r.Arches.Added) == 0 && len(r.Arches.Removed) == 0 && len(r.Catalogs) == 0
 }
 
 // NameChanges are channels or arches one side has and the other lacks.

@@ -1,0 +1,127 @@
+// Package mermaid draws a package's channel graphs as a Mermaid flowchart
+// with the conventions of operator-registry's `opm alpha render-graph`
+// (alpha/declcfg/write.go, MermaidWriter.WriteChannels), so a drawing
+// upgraph publishes reads like the one operator authors know:
+//
+//   - "graph LR", three classDefs (deprecated, skipped, deprecatedskipped),
+//     a subgraph per package and, nested, one per channel (channels by name);
+//   - node IDs "<package>-<channel>-<bundle>" labelled with the bundle name,
+//     entries newest first, and before each entry's own node the edges into
+//     it: skips, then skipRange, then replaces, drawn old → new and labelled
+//     skip, "skipRange(<range>)" and replace;
+//   - a deprecated package styled fill:#989695, a deprecated channel
+//     fill:#DCD0FF, bundles classed deprecated / skipped / deprecatedskipped
+//     and links into skipped bundles drawn red and dashed by linkStyle.
+//
+// Two differences, both deliberate: "skipped" is OLM v0's own verdict
+// (model.GraphNode.SkippedByV0: skipped by an entry, or off the replaces
+// chain from the head), where render-graph's --draw-v0-semantics marks
+// a bundle once a second edge names it; and there is no size limit
+// (render-graph's output overflows Mermaid's default maxTextSize of 30,000
+// characters on real catalogs; raise it in the renderer's configuration).
+package mermaid
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/upgraph/upgraph/catalog/model"
+)
+
+// Package is what Write draws: a package's name, its deprecation message
+// and the graphs of the channels to draw (any order; drawn by name).
+type Package struct {
+	Name       string
+	Deprecated string
+	Channels   []*model.ChannelGraph
+}
+
+// typeOrder is the order of edges into an entry, as render-graph writes
+// them.
+var typeOrder = map[model.EdgeType]int{model.EdgeSkips: 0, model.EdgeSkipRange: 1, model.EdgeReplaces: 2}
+
+// Write draws the packages (drawn by name) as one Mermaid flowchart.
+func Write(w io.Writer, pkgs ...Package) error {
+	pkgs = slices.Clone(pkgs)
+	slices.SortFunc(pkgs, func(a, b Package) int { return strings.Compare(a.Name, b.Name) })
+	b := bufio.NewWriter(w)
+	b.WriteString("graph LR\n")
+	b.WriteString("  classDef deprecated fill:#E8960F\n")
+	b.WriteString("  classDef skipped stroke:#FF0000,stroke-width:4px\n")
+	b.WriteString("  classDef deprecatedskipped fill:#E8960F,stroke:#FF0000,stroke-width:4px\n")
+	var deprecatedPkgs, deprecatedChannels, skippedLinks []string
+	classes := map[string][]string{}
+	link := 0
+	for _, p := range pkgs {
+		fmt.Fprintf(b, "  %%%% package %s\n", strconv.Quote(p.Name))
+		fmt.Fprintf(b, "  subgraph %s\n", strconv.Quote(p.Name))
+		if p.Deprecated != "" {
+			deprecatedPkgs = append(deprecatedPkgs, p.Name)
+		}
+		chs := slices.Clone(p.Channels)
+		slices.SortFunc(chs, func(a, b *model.ChannelGraph) int { return strings.Compare(a.Channel, b.Channel) })
+		for _, g := range chs {
+			channelID := p.Name + "-" + g.Channel
+			fmt.Fprintf(b, "    %%%% channel %s\n", strconv.Quote(g.Channel))
+			fmt.Fprintf(b, "    subgraph %s[%s]\n", channelID, strconv.Quote(g.Channel))
+			if g.Deprecated != "" {
+				deprecatedChannels = append(deprecatedChannels, channelID)
+			}
+			into := map[string][]model.GraphEdge{}
+			for _, e := range g.Edges {
+				into[e.To] = append(into[e.To], e)
+			}
+			for _, n := range g.Nodes {
+				id := channelID + "-" + n.Name
+				fmt.Fprintf(b, "      %s[%s]\n", id, strconv.Quote(n.Name))
+				switch {
+				case n.Deprecated != "" && n.SkippedByV0:
+					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], id)
+				case n.Deprecated != "":
+					classes["deprecated"] = append(classes["deprecated"], id)
+				case n.SkippedByV0:
+					classes["skipped"] = append(classes["skipped"], id)
+				}
+				es := into[n.Name]
+				slices.SortStableFunc(es, func(a, b model.GraphEdge) int { return typeOrder[a.Type] - typeOrder[b.Type] })
+				for _, e := range es {
+					label := "replace"
+					switch e.Type {
+					case model.EdgeSkips:
+						label = "skip"
+					case model.EdgeSkipRange:
+						label = `"skipRange(` + e.Range + `)"`
+					}
+					fmt.Fprintf(b, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, e.From, strconv.Quote(e.From), label, id, strconv.Quote(n.Name))
+					if n.SkippedByV0 {
+						skippedLinks = append(skippedLinks, strconv.Itoa(link))
+					}
+					link++
+				}
+			}
+			b.WriteString("    end\n")
+		}
+		b.WriteString("  end\n")
+	}
+	for _, p := range deprecatedPkgs {
+		fmt.Fprintf(b, "style %s fill:#989695\n", p)
+	}
+	for _, c := range deprecatedChannels {
+		fmt.Fprintf(b, "style %s fill:#DCD0FF\n", c)
+	}
+	for _, k := range []string{"deprecated", "deprecatedskipped", "skipped"} {
+		if ids := classes[k]; len(ids) > 0 {
+			ids = slices.Clone(ids)
+			slices.Sort(ids)
+			fmt.Fprintf(b, "class %s %s\n", strings.Join(ids, ","), k)
+		}
+	}
+	if len(skippedLinks) > 0 {
+		fmt.Fprintf(b, "linkStyle %s stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;\n", strings.Join(skippedLinks, ","))
+	}
+	return b.Flush()
+}

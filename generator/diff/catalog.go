@@ -1,0 +1,425 @@
+package diff
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/upgraph/upgraph/catalog/model"
+	"github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/tree"
+)
+
+// CatalogDiff is an operator catalog (operators/NAME/ of a tree) that
+// differs. A catalog on one side only (Added, Removed) lists its packages
+// in Packages; a Changed one has the packages added, removed and changed.
+type CatalogDiff struct {
+	Name     string        `json:"name"`
+	Status   Status        `json:"status"`
+	Packages NameChanges   `json:"packages,omitzero"`
+	Changed  []PackageDiff `json:"changedPackages,omitempty"`
+}
+
+// PackageDiff is a package on both sides that differs.
+type PackageDiff struct {
+	Package string `json:"package"`
+	// DefaultChannel is set when it changed.
+	DefaultChannel *Move `json:"defaultChannel,omitempty"`
+	// Deprecated is the message of a package deprecated in NEW only.
+	Deprecated string        `json:"deprecated,omitempty"`
+	Channels   NameChanges   `json:"channels,omitzero"`
+	Changed    []ChannelDiff `json:"changedChannels,omitempty"`
+}
+
+// Move is a value that changed, such as a channel head ("" for none).
+type Move struct {
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// ChannelDiff is a package × channel graph on both sides that differs.
+type ChannelDiff struct {
+	Channel string `json:"channel"`
+	// Head is set when the channel head moved.
+	Head    *Move         `json:"head,omitempty"`
+	Bundles BundleChanges `json:"bundles,omitzero"`
+	Edges   CatalogEdges  `json:"edges,omitzero"`
+	// Deprecated is the message of a channel deprecated in NEW only;
+	// DeprecatedBundles the entries deprecated in NEW only.
+	Deprecated        string                   `json:"deprecated,omitempty"`
+	DeprecatedBundles []views.DeprecatedBundle `json:"deprecatedBundles,omitempty"`
+	// Stranded are the entries on both sides from which OLM v0 reached the
+	// channel head in OLD (next/P/CH/B.json's olmV0.reachesHead) and does
+	// not in NEW: installs of them are newly stranded.
+	Stranded []StrandedBundle `json:"stranded,omitempty"`
+}
+
+// BundleChanges are channel entries one side has.
+type BundleChanges struct {
+	Added   []model.GraphRef `json:"added,omitempty"`
+	Removed []model.GraphRef `json:"removed,omitempty"`
+}
+
+// CatalogEdges are typed upgrade edges one side has.
+type CatalogEdges struct {
+	Added   []model.GraphEdge `json:"added,omitempty"`
+	Removed []model.GraphEdge `json:"removed,omitempty"`
+}
+
+// StrandedBundle is an install OLM v0 no longer moves to the head: Old is
+// its path to the head in OLD, Error OLM v0's error in NEW if any.
+type StrandedBundle struct {
+	model.GraphRef
+	Old   []string `json:"oldPathToHead"`
+	Error string   `json:"error,omitempty"`
+}
+
+func (c *ChannelDiff) empty() bool {
+	return c.Head == nil && len(c.Bundles.Added)+len(c.Bundles.Removed)+len(c.Edges.Added)+len(c.Edges.Removed)+
+		len(c.DeprecatedBundles)+len(c.Stranded) == 0 && c.Deprecated == ""
+}
+
+func (p *PackageDiff) empty() bool {
+	return p.DefaultChannel == nil && p.Deprecated == "" && len(p.Channels.Added)+len(p.Channels.Removed)+len(p.Changed) == 0
+}
+
+// catalogSide reads one side's catalogs.
+type catalogSide struct {
+	t tree.Tree
+}
+
+func (s catalogSide) names() []string {
+	if s.t == nil {
+		return nil
+	}
+	var ns []string
+	for _, c := range s.t.Manifest().Catalogs {
+		ns = append(ns, c.Name)
+	}
+	return ns
+}
+
+func (s catalogSide) read(ctx context.Context, name string, v any) error {
+	data, err := s.t.ReadFile(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s of %s: %w", name, s.t, err)
+	}
+	return nil
+}
+
+// compareCatalogs compares the operator catalogs of two trees. An
+// endpoint serves release graphs only: against one, catalogs are not
+// compared (rather than reported removed or added).
+func compareCatalogs(ctx context.Context, old, new *Source) ([]CatalogDiff, error) {
+	if old.Tree == nil || new.Tree == nil {
+		return nil, nil
+	}
+	sides := [2]catalogSide{{old.Tree}, {new.Tree}}
+	var on, nn []string = sides[0].names(), sides[1].names()
+	all := slices.Concat(on, nn)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	var out []CatalogDiff
+	for _, name := range all {
+		var sums [2]*views.Summary
+		for i, s := range sides {
+			if slices.Contains([][]string{on, nn}[i], name) {
+				sums[i] = &views.Summary{}
+				if err := s.read(ctx, views.Dir(name)+views.SummaryFile, sums[i]); err != nil {
+					return nil, fmt.Errorf("catalog %s: %w", name, err)
+				}
+			}
+		}
+		switch {
+		case sums[0] == nil:
+			out = append(out, CatalogDiff{Name: name, Status: Added, Packages: NameChanges{Added: packageNames(sums[1])}})
+		case sums[1] == nil:
+			out = append(out, CatalogDiff{Name: name, Status: Removed, Packages: NameChanges{Removed: packageNames(sums[0])}})
+		default:
+			d, err := compareCatalog(ctx, sides, name, sums)
+			if err != nil {
+				return nil, fmt.Errorf("catalog %s: %w", name, err)
+			}
+			if len(d.Packages.Added)+len(d.Packages.Removed)+len(d.Changed) > 0 {
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+func packageNames(s *views.Summary) []string {
+	ns := []string{}
+	for _, p := range s.Packages {
+		ns = append(ns, p.Name)
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+func compareCatalog(ctx context.Context, sides [2]catalogSide, name string, sums [2]*views.Summary) (CatalogDiff, error) {
+	d := CatalogDiff{Name: name, Status: Changed}
+	var pkgs [2]map[string]*views.PackageSummary
+	for i, s := range sums {
+		pkgs[i] = map[string]*views.PackageSummary{}
+		for j := range s.Packages {
+			pkgs[i][s.Packages[j].Name] = &s.Packages[j]
+		}
+	}
+	names := slices.Concat(packageNames(sums[0]), packageNames(sums[1]))
+	slices.Sort(names)
+	for _, pn := range slices.Compact(names) {
+		op, np := pkgs[0][pn], pkgs[1][pn]
+		switch {
+		case op == nil:
+			d.Packages.Added = append(d.Packages.Added, pn)
+		case np == nil:
+			d.Packages.Removed = append(d.Packages.Removed, pn)
+		default:
+			pd, err := comparePackage(ctx, sides, views.Dir(name), op, np)
+			if err != nil {
+				return d, fmt.Errorf("package %s: %w", pn, err)
+			}
+			if !pd.empty() {
+				d.Changed = append(d.Changed, pd)
+			}
+		}
+	}
+	return d, nil
+}
+
+func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, np *views.PackageSummary) (PackageDiff, error) {
+	d := PackageDiff{Package: op.Name}
+	if op.DefaultChannel != np.DefaultChannel {
+		d.DefaultChannel = &Move{op.DefaultChannel, np.DefaultChannel}
+	}
+	if op.Deprecated == "" && np.Deprecated != "" {
+		d.Deprecated = np.Deprecated
+	}
+	chans := [2]map[string]*views.ChannelSummary{{}, {}}
+	var names []string
+	for i, p := range []*views.PackageSummary{op, np} {
+		for j := range p.Channels {
+			chans[i][p.Channels[j].Name] = &p.Channels[j]
+			names = append(names, p.Channels[j].Name)
+		}
+	}
+	slices.Sort(names)
+	for _, cn := range slices.Compact(names) {
+		oc, nc := chans[0][cn], chans[1][cn]
+		switch {
+		case oc == nil:
+			d.Channels.Added = append(d.Channels.Added, cn)
+		case nc == nil:
+			d.Channels.Removed = append(d.Channels.Removed, cn)
+		default:
+			cd, err := compareChannel(ctx, sides, dir, oc, nc)
+			if err != nil {
+				return d, fmt.Errorf("channel %s: %w", cn, err)
+			}
+			if !cd.empty() {
+				d.Changed = append(d.Changed, cd)
+			}
+		}
+	}
+	return d, nil
+}
+
+func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, nc *views.ChannelSummary) (ChannelDiff, error) {
+	d := ChannelDiff{Channel: oc.Name}
+	var raw [2][]byte
+	var gs [2]model.ChannelGraph
+	for i, path := range []string{oc.Graph, nc.Graph} {
+		data, err := sides[i].t.ReadFile(ctx, dir+path)
+		if err != nil {
+			return d, err
+		}
+		if err := json.Unmarshal(data, &gs[i]); err != nil {
+			return d, fmt.Errorf("%s%s of %s: %w", dir, path, sides[i].t, err)
+		}
+		raw[i] = data
+	}
+	if bytes.Equal(raw[0], raw[1]) {
+		return d, nil
+	}
+	og, ng := &gs[0], &gs[1]
+	if og.Head != ng.Head {
+		d.Head = &Move{og.Head, ng.Head}
+	}
+	if og.Deprecated == "" && ng.Deprecated != "" {
+		d.Deprecated = ng.Deprecated
+	}
+	nodes := [2]map[string]model.GraphNode{{}, {}}
+	for i, g := range gs {
+		for _, n := range g.Nodes {
+			nodes[i][n.Name] = n
+		}
+	}
+	ref := func(n model.GraphNode) model.GraphRef {
+		return model.GraphRef{Name: n.Name, Version: n.Version, Release: n.Release}
+	}
+	for _, n := range ng.Nodes {
+		o, ok := nodes[0][n.Name]
+		if !ok {
+			d.Bundles.Added = append(d.Bundles.Added, ref(n))
+		}
+		if n.Deprecated != "" && o.Deprecated == "" {
+			d.DeprecatedBundles = append(d.DeprecatedBundles, views.DeprecatedBundle{Name: n.Name, Message: n.Deprecated})
+		}
+	}
+	for _, n := range og.Nodes {
+		if _, ok := nodes[1][n.Name]; !ok {
+			d.Bundles.Removed = append(d.Bundles.Removed, ref(n))
+		}
+	}
+	d.Edges.Added, d.Edges.Removed = edgeDifference(ng.Edges, og.Edges), edgeDifference(og.Edges, ng.Edges)
+	// Installs newly stranded: entries on both sides.
+	for _, n := range og.Nodes {
+		if _, ok := nodes[1][n.Name]; !ok {
+			continue
+		}
+		var vs [2]model.InstalledView
+		for i, next := range []string{oc.Next, nc.Next} {
+			if err := sides[i].read(ctx, dir+next+views.EncodeName(n.Name)+".json", &vs[i]); err != nil {
+				return d, err
+			}
+		}
+		if vs[0].OLMV0.ReachesHead && !vs[1].OLMV0.ReachesHead {
+			s := StrandedBundle{GraphRef: ref(n), Old: []string{}, Error: vs[1].OLMV0.Error}
+			for _, h := range vs[0].OLMV0.PathToHead {
+				s.Old = append(s.Old, h.Name)
+			}
+			d.Stranded = append(d.Stranded, s)
+		}
+	}
+	return d, nil
+}
+
+// edgeDifference returns the edges of a that b lacks, sorted.
+func edgeDifference(a, b []model.GraphEdge) []model.GraphEdge {
+	var out []model.GraphEdge
+	for _, e := range a {
+		if !slices.Contains(b, e) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, compareCatalogEdges)
+	return out
+}
+
+func compareCatalogEdges(a, b model.GraphEdge) int {
+	return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Type, b.Type), cmp.Compare(a.Range, b.Range))
+}
+
+// sections are a catalog's headings and lines, for the text and markdown
+// renderings: the catalog itself (packages added and removed), then each
+// changed package (default channel, deprecation, channels), then each
+// changed channel.
+type section struct {
+	title string
+	lines []line
+}
+
+func (c *CatalogDiff) sections() []section {
+	title := "catalog " + c.Name
+	if c.Status != Changed {
+		title += " (" + string(c.Status) + ")"
+	}
+	top := section{title: title}
+	for _, p := range c.Packages.Removed {
+		top.lines = append(top.lines, line{sign: '-', text: "package " + p})
+	}
+	for _, p := range c.Packages.Added {
+		top.lines = append(top.lines, line{sign: '+', text: "package " + p})
+	}
+	var out []section
+	if len(top.lines) > 0 {
+		out = append(out, top)
+	}
+	for _, p := range c.Changed {
+		s := section{title: "catalog " + c.Name + " package " + p.Package}
+		if p.DefaultChannel != nil {
+			s.lines = append(s.lines, line{sign: '~', text: "default channel " + p.DefaultChannel.Old + " → " + p.DefaultChannel.New})
+		}
+		if p.Deprecated != "" {
+			s.lines = append(s.lines, line{sign: '+', text: "deprecated: " + strconv.Quote(p.Deprecated)})
+		}
+		for _, ch := range p.Channels.Removed {
+			s.lines = append(s.lines, line{sign: '-', text: "channel " + ch})
+		}
+		for _, ch := range p.Channels.Added {
+			s.lines = append(s.lines, line{sign: '+', text: "channel " + ch})
+		}
+		if len(s.lines) > 0 {
+			out = append(out, s)
+		}
+		for _, ch := range p.Changed {
+			out = append(out, section{title: "catalog " + c.Name + " package " + p.Package + " channel " + ch.Channel, lines: ch.lines()})
+		}
+	}
+	return out
+}
+
+func (c *ChannelDiff) lines() []line {
+	var ls []line
+	if c.Head != nil {
+		ls = append(ls, line{sign: '~', text: "head " + orNone(c.Head.Old) + " → " + orNone(c.Head.New)})
+	}
+	if c.Deprecated != "" {
+		ls = append(ls, line{sign: '+', text: "deprecated: " + strconv.Quote(c.Deprecated)})
+	}
+	for _, b := range c.Bundles.Removed {
+		ls = append(ls, line{sign: '-', text: "bundle " + refText(b)})
+	}
+	for _, b := range c.Bundles.Added {
+		ls = append(ls, line{sign: '+', text: "bundle " + refText(b)})
+	}
+	for _, e := range c.Edges.Removed {
+		ls = append(ls, line{sign: '-', text: "edge " + edgeText(e)})
+	}
+	for _, e := range c.Edges.Added {
+		ls = append(ls, line{sign: '+', text: "edge " + edgeText(e)})
+	}
+	for _, b := range c.DeprecatedBundles {
+		ls = append(ls, line{sign: '+', text: "deprecated bundle " + b.Name + ": " + strconv.Quote(b.Message)})
+	}
+	for _, s := range c.Stranded {
+		text := "install newly stranded " + refText(s.GraphRef) + ": OLM v0 no longer reaches the head (it did via " + strings.Join(s.Old, " → ") + ")"
+		if s.Error != "" {
+			text += " (" + s.Error + ")"
+		}
+		ls = append(ls, line{sign: '-', text: text})
+	}
+	return ls
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func refText(r model.GraphRef) string {
+	v := r.Version
+	if r.Release != "" {
+		v += " release " + r.Release
+	}
+	return r.Name + " (" + v + ")"
+}
+
+func edgeText(e model.GraphEdge) string {
+	t := string(e.Type)
+	if e.Range != "" {
+		t += " " + strconv.Quote(e.Range)
+	}
+	return e.From + " → " + e.To + " [" + t + "]"
+}

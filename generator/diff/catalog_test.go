@@ -1,0 +1,179 @@
+package diff
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	catsource "github.com/upgraph/upgraph/catalog/source"
+	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/writer"
+)
+
+const sharedCatalog = "../../../shared/catalogs/community-operators-prod-v4.21/configs"
+
+// catalogTree generates a tree holding the FBC directory dir as catalog
+// "community" (and no release graphs).
+func catalogTree(t *testing.T, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	src, err := catsource.Parse("dir:"+dir, catsource.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, info, err := src.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := catviews.New("community", src.String(), info, cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "tree")
+	if _, err := generator.Render(ctx, nil, generator.RenderOptions{Store: writer.DirStore{Dir: out},
+		GeneratedAt: time.Unix(0, 0), NoViewer: true, Catalogs: []*catviews.Catalog{c}}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// editCatalog copies the shared catalog and edits it:
+//   - kube-green: its head kube-green.v0.7.1 removed (entry and bundle), so
+//     the head of alpha moves to v0.7.0; an olm.deprecations blob added
+//     deprecating channel alpha and bundle kube-green.v0.3.0;
+//   - cat-facts-operator: the head v1.1.2 also skips v1.1.1, so OLM v0
+//     drops v1.1.1 from the channel and installs of v1.0.0 and v1.1.0 (whose
+//     only ways up named v1.1.0 and v1.1.1) no longer reach the head; the
+//     package deprecated;
+//   - aws-neuron-operator: default channel Fast → Stable;
+//   - rsct-operator removed.
+func editCatalog(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(sharedCatalog); err != nil {
+		t.Fatalf("shared catalog not available: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "configs")
+	if err := os.CopyFS(dir, os.DirFS(sharedCatalog)); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(pkg string, f func(string) string) {
+		p := filepath.Join(dir, pkg, "catalog.yaml")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := f(string(b))
+		if s == string(b) {
+			t.Fatalf("%s: edit changed nothing", p)
+		}
+		writeFile(t, p, s)
+	}
+	replace := func(s, old, new string) string {
+		if strings.Count(s, old) != 1 {
+			t.Fatalf("%q occurs %d times", old, strings.Count(s, old))
+		}
+		return strings.Replace(s, old, new, 1)
+	}
+	edit("kube-green", func(s string) string {
+		s = replace(s, "- name: kube-green.v0.7.1\n  replaces: kube-green.v0.7.0\n", "")
+		docs := strings.Split(s, "\n---\n")
+		kept := docs[:0]
+		for _, d := range docs {
+			if !(strings.Contains(d, "\nname: kube-green.v0.7.1\n") && strings.Contains(d, "schema: olm.bundle")) {
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) != len(docs)-1 {
+			t.Fatalf("kube-green.v0.7.1: %d bundle documents", len(docs)-len(kept))
+		}
+		return strings.Join(kept, "\n---\n")
+	})
+	writeFile(t, filepath.Join(dir, "kube-green", "deprecations.yaml"), `schema: olm.deprecations
+package: kube-green
+entries:
+- reference: {schema: olm.channel, name: alpha}
+  message: alpha is frozen
+- reference: {schema: olm.bundle, name: kube-green.v0.3.0}
+  message: kube-green.v0.3.0 has a known bug
+`)
+	edit("cat-facts-operator", func(s string) string {
+		return replace(s, "- name: cat-facts-operator.v1.1.2\n  replaces: cat-facts-operator.v1.1.1\n",
+			"- name: cat-facts-operator.v1.1.2\n  replaces: cat-facts-operator.v1.1.1\n  skips:\n  - cat-facts-operator.v1.1.1\n")
+	})
+	writeFile(t, filepath.Join(dir, "cat-facts-operator", "deprecations.yaml"), `{"schema":"olm.deprecations","package":"cat-facts-operator","entries":[{"reference":{"schema":"olm.package"},"message":"use cat-facts-operator-ng"}]}`)
+	edit("aws-neuron-operator", func(s string) string { return replace(s, "\ndefaultChannel: Fast\n", "\ndefaultChannel: Stable\n") })
+	if err := os.RemoveAll(filepath.Join(dir, "rsct-operator")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestDiffCatalogs compares a tree of the shared catalog with one of an
+// edited copy; the three renderings are golden files (review them after
+// -update).
+func TestDiffCatalogs(t *testing.T) {
+	oldDir, newDir := catalogTree(t, sharedCatalog), catalogTree(t, editCatalog(t))
+	old, new := open(t, oldDir), open(t, newDir)
+	if r := compare(t, old, open(t, oldDir), Options{}); !r.Empty() || r.Catalogs != nil {
+		t.Errorf("a tree against itself: %+v", r)
+	}
+	r := compare(t, old, new, Options{})
+	if r.Empty() || len(r.Catalogs) != 1 {
+		t.Fatalf("want one catalog that differs, got %+v", r)
+	}
+	c := r.Catalogs[0]
+	if c.Name != "community" || c.Status != Changed || strings.Join(c.Packages.Removed, ",") != "rsct-operator" || len(c.Packages.Added) != 0 {
+		t.Errorf("catalog: %+v", c)
+	}
+	pkgs := map[string]PackageDiff{}
+	for _, p := range c.Changed {
+		pkgs[p.Package] = p
+	}
+	if len(pkgs) != 3 {
+		t.Errorf("changed packages: %+v", c.Changed)
+	}
+	if d := pkgs["aws-neuron-operator"].DefaultChannel; d == nil || *d != (Move{"Fast", "Stable"}) {
+		t.Errorf("aws-neuron-operator default channel: %+v", d)
+	}
+	kg := pkgs["kube-green"]
+	if len(kg.Changed) != 1 {
+		t.Fatalf("kube-green: %+v", kg)
+	}
+	ch := kg.Changed[0]
+	if ch.Head == nil || *ch.Head != (Move{"kube-green.v0.7.1", "kube-green.v0.7.0"}) || len(ch.Bundles.Removed) != 1 ||
+		ch.Bundles.Removed[0].Name != "kube-green.v0.7.1" || len(ch.Edges.Removed) != 1 || len(ch.Edges.Added) != 0 ||
+		ch.Deprecated != "alpha is frozen" || len(ch.DeprecatedBundles) != 1 || len(ch.Stranded) != 0 {
+		t.Errorf("kube-green alpha: %+v", ch)
+	}
+	cf := pkgs["cat-facts-operator"]
+	if cf.Deprecated != "use cat-facts-operator-ng" || len(cf.Changed) != 1 {
+		t.Fatalf("cat-facts-operator: %+v", cf)
+	}
+	var stranded []string
+	for _, s := range cf.Changed[0].Stranded {
+		stranded = append(stranded, s.Name)
+	}
+	if strings.Join(stranded, ",") != "cat-facts-operator.v1.1.0,cat-facts-operator.v1.0.0" && strings.Join(stranded, ",") != "cat-facts-operator.v1.0.0,cat-facts-operator.v1.1.0" {
+		t.Errorf("cat-facts-operator stranded: %v", stranded)
+	}
+	for _, f := range []struct {
+		f   Format
+		ext string
+	}{{Text, "txt"}, {Markdown, "md"}, {JSON, "json"}} {
+		got := strings.NewReplacer(oldDir, "OLD", newDir, "NEW").Replace(render(t, r, f.f))
+		checkGolden(t, filepath.Join("testdata", "catalogs."+f.ext), got)
+	}
+	// Bounded markdown keeps the table and leaves sections out, saying so.
+	var b strings.Builder
+	if err := r.Write(&b, Markdown, WriteOptions{MaxBytes: 1800}); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); len(md) > 1800 || !strings.Contains(md, "| community | kube-green | alpha |") ||
+		!strings.Contains(md, "more catalog section left out to keep this under 1800 bytes") {
+		t.Errorf("markdown within 1800 bytes (%d):\n%s", len(md), md)
+	}
+}
