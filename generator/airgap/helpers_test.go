@@ -2,14 +2,12 @@ package airgap
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +19,6 @@ import (
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
-	"github.com/upgraph/upgraph/tree/bundle"
 )
 
 // generatedAt is fixed so that trees and bundles compare byte for byte.
@@ -126,30 +123,6 @@ func rewritten(t *testing.T, payload string) string {
 	return p
 }
 
-// copyTree copies a tree without its hard links, so that changing one
-// file changes only that file.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // entry is one tar entry of a bundle, for tests that rebuild bundles.
 type entry struct {
 	hdr  tar.Header
@@ -182,59 +155,5 @@ func readEntries(t *testing.T, file string) []entry {
 			t.Fatal(err)
 		}
 		out = append(out, entry{*hdr, data})
-	}
-}
-
-func writeEntries(t *testing.T, file string, entries []entry) {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		hdr := e.hdr
-		if hdr.Typeflag == tar.TypeReg {
-			hdr.Size = int64(len(e.data))
-		}
-		if err := tw.WriteHeader(&hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(e.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wantProblems checks that err is a *bundle.Error naming each file with a
-// reason containing the given text, and nothing else.
-func wantProblems(t *testing.T, err error, want map[string]string) {
-	t.Helper()
-	ve, ok := err.(*bundle.Error)
-	if !ok {
-		t.Fatalf("error %v (%T), want *bundle.Error naming %v", err, err, want)
-	}
-	got := map[string]string{}
-	for _, p := range ve.Problems {
-		got[p.File] += p.Reason + "; "
-	}
-	for file, reason := range want {
-		if !strings.Contains(got[file], reason) {
-			t.Errorf("problems of %s: %q, want one containing %q", file, got[file], reason)
-		}
-		delete(got, file)
-	}
-	for file, reason := range got {
-		t.Errorf("unexpected problem: %s: %s", file, reason)
-	}
-	if t.Failed() {
-		t.Logf("full error:\n%v", err)
 	}
 }
