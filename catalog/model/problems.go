@@ -2,96 +2,27 @@ package model
 
 import (
 	"cmp"
-	"encoding/json"
-	"fmt"
-	"io"
 	"slices"
+
+	"github.com/upgraph/upgraph/internal/problem"
 )
 
-// Severity says whether a problem fails validation.
-type Severity string
+// Severity, Problem and Problems are the report format catalog
+// validation shares with graph-data validation (package
+// internal/problem). Error is what opm validate (operator-registry's
+// ConvertToModel and Model.Validate) rejects; Warning marks where the
+// runtimes diverge from opm or from each other. A Problem's Package
+// decides which package a "valid packages only" publication drops for it.
+type (
+	Severity = problem.Severity
+	Problem  = problem.Problem
+	Problems = problem.Problems
+)
 
 const (
-	// Error is what opm validate (operator-registry's ConvertToModel and
-	// Model.Validate) rejects.
-	Error Severity = "error"
-	// Warning is publishable but behaves in a way worth knowing: where
-	// the runtimes diverge from opm or from each other.
-	Warning Severity = "warning"
+	Error   = problem.Error
+	Warning = problem.Warning
 )
-
-// Problem is one finding, tied to the blob it is about: the file
-// (relative to the catalog root) and the line the blob starts on (0 when
-// unknown, e.g. a DeclarativeConfig built in memory). Package, Channel and
-// Bundle name what it is about; Package decides which package a "valid
-// packages only" publication drops for it.
-type Problem struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Severity Severity `json:"severity"`
-	Rule     string   `json:"rule"`
-	Message  string   `json:"message"`
-	Package  string   `json:"package,omitempty"`
-	Channel  string   `json:"channel,omitempty"`
-	Bundle   string   `json:"bundle,omitempty"`
-}
-
-// String is the text form, file:line: severity: message [rule], as
-// upgraph validate prints release-graph problems.
-func (p Problem) String() string {
-	loc := p.File
-	if loc == "" {
-		loc = "-"
-	}
-	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", loc, p.Line)
-	}
-	return fmt.Sprintf("%s: %s: %s [%s]", loc, p.Severity, p.Message, p.Rule)
-}
-
-// Problems is a validation result, sorted by file and line.
-type Problems []Problem
-
-// Count returns how many problems have severity s.
-func (ps Problems) Count(s Severity) int {
-	n := 0
-	for _, p := range ps {
-		if p.Severity == s {
-			n++
-		}
-	}
-	return n
-}
-
-// CountByRule returns the number of problems per rule id.
-func (ps Problems) CountByRule() map[string]int {
-	m := map[string]int{}
-	for _, p := range ps {
-		m[p.Rule]++
-	}
-	return m
-}
-
-// WriteText writes one line per problem.
-func (ps Problems) WriteText(w io.Writer) error {
-	for _, p := range ps {
-		if _, err := fmt.Fprintln(w, p.String()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteJSON writes the problems as one JSON array ([] when there are none).
-func (ps Problems) WriteJSON(w io.Writer) error {
-	if ps == nil {
-		ps = Problems{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(ps)
-}
 
 // sortProblems orders problems by file, line, rule (in Rules order),
 // message and subject, and drops exact duplicates.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -101,11 +102,7 @@ func runValidate(c *cli.Context) error {
 	default:
 		// One list: graph-data's problems, then the catalog's, which
 		// have the same fields and may name what they are about.
-		all := make(model.Problems, 0, len(gdProblems)+len(catProblems))
-		for _, p := range gdProblems {
-			all = append(all, model.Problem{File: p.File, Line: p.Line, Severity: model.Severity(p.Severity), Rule: p.Rule, Message: p.Message})
-		}
-		all = append(all, catProblems...)
+		all := append(slices.Clip(gdProblems), catProblems...)
 		err = writeProblems(c, format, all.WriteText, all.WriteJSON)
 	}
 	if err != nil {
