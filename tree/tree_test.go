@@ -1,13 +1,10 @@
 package tree_test
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/bundletest"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -143,7 +142,7 @@ func newFixture(t *testing.T) *fixture {
 	// The changed copy, as files and as a bundle (without a checksum
 	// file: the content check alone must catch it).
 	badDir := filepath.Join(work, "tampered")
-	copyTree(t, f.dir, badDir)
+	bundletest.CopyTree(t, f.dir, badDir)
 	good := readFile(t, f.dir, victim)
 	bad := slices.Clone(good)
 	bad[len(bad)/2] ^= 0x20
@@ -155,7 +154,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	badBundle := filepath.Join(work, "tampered.tar.gz")
-	tamperBundle(t, goodBundle, badBundle, victim, bad)
+	bundletest.Tamper(t, goodBundle, badBundle, victim, func([]byte) []byte { return bad })
 
 	// http: a static server, the tree under a path.
 	serve := func(dir string) string {
@@ -623,87 +622,6 @@ func readFile(t *testing.T, dir, name string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// copyTree copies a tree as plain files, without its hard links, so that
-// changing one file changes only that file.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// tamperBundle copies the bundle src to dst with the content of the
-// entry victim replaced by data, every other entry as it was.
-func tamperBundle(t *testing.T, src, dst, victim string, data []byte) {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	tw := tar.NewWriter(zw)
-	tr := tar.NewReader(zr)
-	found := false
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr.Name == victim {
-			// A hard link to an earlier entry with the same content
-			// becomes a file of its own.
-			hdr.Typeflag, hdr.Linkname = tar.TypeReg, ""
-			body, hdr.Size, found = data, int64(len(data)), true
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !found {
-		t.Fatalf("%s: no entry %s", src, victim)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // writeLayout writes images into a new OCI image layout at dir, each

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/bundletest"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -412,8 +414,8 @@ func newFlagFixture(t *testing.T) *flagFixture {
 	if _, stderr, code := run(t, dir, env, "mirror", "--from", tree, "--bundle", bundleFile); code != 0 {
 		t.Fatalf("mirror: %s", stderr)
 	}
-	copyTree(t, "../../testdata/demo/graph-data", gd)
-	copyTree(t, "../../testdata/demo/releases", releases)
+	bundletest.CopyTree(t, "../../testdata/demo/graph-data", gd)
+	bundletest.CopyTree(t, "../../testdata/demo/releases", releases)
 	return &flagFixture{dir: dir, replacement: strings.NewReplacer(
 		"{tree}", tree, "{bundle}", bundleFile, "{gd}", gd, "{releases}", releases)}
 }
@@ -437,7 +439,7 @@ func flagScaffold(t *testing.T, fx *flagFixture, ownTree bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	if ownTree {
-		copyTree(t, fx.expand("{tree}"), filepath.Join(dir, "tree"))
+		bundletest.CopyTree(t, fx.expand("{tree}"), filepath.Join(dir, "tree"))
 	}
 	write(t, filepath.Join(dir, "file.txt"), "neither a tree, a bundle, PEM nor header rules\n")
 	write(t, filepath.Join(dir, "junkdir", "junk.txt"), "not a generation\n")

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/upgraph/upgraph/internal/bundletest"
 )
 
 // binary is upgraph built once for the tests that need a real process
@@ -48,29 +50,6 @@ func run(t *testing.T, dir string, env []string, args ...string) (string, string
 		t.Fatal(err)
 	}
 	return stdout.String(), stderr.String(), code
-}
-
-// copyTree copies the directory src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // treeDigest maps every file below dir to its sha256, with the staging
@@ -171,8 +150,8 @@ func TestBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
 			gd, rel, out := filepath.Join(base, "gd"), filepath.Join(base, "rel"), filepath.Join(base, "out")
-			copyTree(t, "../../testdata/demo/graph-data", gd)
-			copyTree(t, "../../testdata/demo/releases", rel)
+			bundletest.CopyTree(t, "../../testdata/demo/graph-data", gd)
+			bundletest.CopyTree(t, "../../testdata/demo/releases", rel)
 			args := []string{"generate", "--releases", "metadata:" + rel, "--graph-data", gd, "--out", out}
 			if _, stderr, code := run(t, base, nil, args...); code != 0 {
 				t.Fatalf("good input failed: %s", stderr)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/upgraph/upgraph/internal/bundletest"
 )
 
 // TestGenerateMirror re-hosts a tree through `upgraph serve` and
@@ -17,7 +19,7 @@ func TestGenerateMirror(t *testing.T) {
 		t.Fatalf("generate --demo: exit %d\n%s", code, stderr)
 	}
 	addr := startServe(t, filepath.Join(work, "origin"))
-	copyTree(t, "../../testdata/demo/graph-data", filepath.Join(work, "graph-data"))
+	bundletest.CopyTree(t, "../../testdata/demo/graph-data", filepath.Join(work, "graph-data"))
 	demoArches := "--arch=amd64,arm64"
 
 	_, stderr, code := run(t, work, env, "generate", "--releases", "cincinnati:"+addr+"/graph", "--graph-data", "graph-data", demoArches, "--out", "mirror")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upgraph/upgraph/internal/bundletest"
+
 	"github.com/upgraph/upgraph/generator/manifest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
@@ -84,7 +86,7 @@ func TestPublishLocations(t *testing.T) {
 
 	victim := manifest.GraphPath("amd64", "stable-4.16")
 	altered := filepath.Join(work, "altered")
-	copyTree(t, dir, altered)
+	bundletest.CopyTree(t, dir, altered)
 	data, err := os.ReadFile(filepath.Join(altered, victim))
 	if err != nil {
 		t.Fatal(err)

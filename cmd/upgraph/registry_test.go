@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upgraph/upgraph/internal/bundletest"
+
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -93,7 +95,7 @@ func TestGenerateFromRegistry(t *testing.T) {
 	tags := pushDemo(t, repo, docs)
 	pushGraphData(t, reg.Host+"/ocp/graph-data:latest")
 	gdDir := filepath.Join(work, "graph-data")
-	copyTree(t, "../../testdata/demo/graph-data", gdDir)
+	bundletest.CopyTree(t, "../../testdata/demo/graph-data", gdDir)
 	env := []string{"SOURCE_DATE_EPOCH=1700000000"}
 	cache := filepath.Join(work, "cache")
 

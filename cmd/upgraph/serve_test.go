@@ -1,12 +1,8 @@
 package main
 
 import (
-	"archive/tar"
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/bundletest"
 
 	"github.com/blang/semver/v4"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -303,13 +301,13 @@ func TestServeLocationTampered(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := manifest.GraphPath("amd64", "stable-4.16")
-	tamperBundleEntry(t, file, victim)
+	bundletest.Tamper(t, file, file, victim, bundletest.FlipFirstByte)
 	reg := rt.Start(t)
 	image := "oci://" + reg.Host + "/upgraph/tree:tampered"
 	rt.Push(t, strings.TrimPrefix(image, "oci://"), treeImage(t, dir, file))
 
 	altered := filepath.Join(work, "altered")
-	copyTree(t, dir, altered)
+	bundletest.CopyTree(t, dir, altered)
 	data, err := os.ReadFile(filepath.Join(altered, victim))
 	if err != nil {
 		t.Fatal(err)
@@ -417,53 +415,4 @@ func treeImage(t *testing.T, dir, file string) v1.Image {
 		t.Fatal(err)
 	}
 	return img
-}
-
-// tamperBundleEntry rewrites the bundle file with the first byte of the
-// entry victim inverted, its size kept.
-func tamperBundleEntry(t *testing.T, file, victim string) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	tw := tar.NewWriter(zw)
-	tr := tar.NewReader(zr)
-	found := false
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr.Name == victim && hdr.Typeflag == tar.TypeReg {
-			data[0] ^= 0xff
-			found = true
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := errors.Join(tw.Close(), zw.Close()); err != nil || !found {
-		t.Fatalf("%s: %v (entry %s found: %v)", file, err, victim, found)
-	}
-	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

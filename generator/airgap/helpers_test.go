@@ -1,10 +1,7 @@
 package airgap
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -73,7 +70,7 @@ var demoOnce = sync.OnceValues(func() (string, error) {
 })
 
 // demoTree is the demo tree with signatures, generated once per test
-// binary; tests must not modify it (copyTree first).
+// binary; tests must not modify it (bundletest.CopyTree first).
 func demoTree(t *testing.T) string {
 	t.Helper()
 	dir, err := demoOnce()
@@ -121,39 +118,4 @@ func rewritten(t *testing.T, payload string) string {
 		t.Fatalf("no payload mirror for %s", payload)
 	}
 	return p
-}
-
-// entry is one tar entry of a bundle, for tests that rebuild bundles.
-type entry struct {
-	hdr  tar.Header
-	data []byte
-}
-
-func readEntries(t *testing.T, file string) []entry {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	var out []entry
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, entry{*hdr, data})
-	}
 }

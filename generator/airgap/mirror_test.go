@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/bundletest"
+
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -322,9 +324,9 @@ func fileList(t *testing.T, dir string) []string {
 func bundleFiles(t *testing.T, path string) []string {
 	t.Helper()
 	var out []string
-	for _, e := range readEntries(t, path) {
-		if e.hdr.Typeflag == tar.TypeReg || e.hdr.Typeflag == tar.TypeLink { // identical files are links
-			out = append(out, strings.TrimPrefix(e.hdr.Name, "./"))
+	for _, e := range bundletest.ReadEntries(t, path) {
+		if e.Header.Typeflag == tar.TypeReg || e.Header.Typeflag == tar.TypeLink { // identical files are links
+			out = append(out, strings.TrimPrefix(e.Header.Name, "./"))
 		}
 	}
 	slices.Sort(out)

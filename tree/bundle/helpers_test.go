@@ -1,11 +1,7 @@
 package bundle
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/bundletest"
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
@@ -56,7 +54,7 @@ var demoOnce = sync.OnceValues(func() (string, error) {
 })
 
 // demoTree is the demo tree with signatures, generated once per test
-// binary; tests must not modify it (copyTree first).
+// binary; tests must not modify it (bundletest.CopyTree first).
 func demoTree(t *testing.T) string {
 	t.Helper()
 	dir, err := demoOnce()
@@ -87,92 +85,8 @@ func generateTree(in testSource, out string) (*manifest.Manifest, error) {
 	return generator.Render(context.Background(), b, generator.RenderOptions{Store: writer.DirStore{Dir: out}, GeneratedAt: generatedAt})
 }
 
-// copyTree copies a tree without its hard links, so that changing one
-// file changes only that file.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // entry is one tar entry of a bundle, for tests that rebuild bundles.
-type entry struct {
-	hdr  tar.Header
-	data []byte
-}
-
-func readEntries(t *testing.T, file string) []entry {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	var out []entry
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, entry{*hdr, data})
-	}
-}
-
-func writeEntries(t *testing.T, file string, entries []entry) {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		hdr := e.hdr
-		if hdr.Typeflag == tar.TypeReg {
-			hdr.Size = int64(len(e.data))
-		}
-		if err := tw.WriteHeader(&hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(e.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+type entry = bundletest.Entry
 
 // wantProblems checks that err is an *Error naming each file with a
 // reason containing the given text, and nothing else.

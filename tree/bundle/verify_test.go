@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upgraph/upgraph/internal/bundletest"
+
 	"github.com/upgraph/upgraph/generator/manifest"
 )
 
@@ -83,7 +85,7 @@ func TestVerifyTree(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "tree")
-			copyTree(t, demoTree(t), dir)
+			bundletest.CopyTree(t, demoTree(t), dir)
 			tc.tamper(t, dir)
 			_, err := Verify(t.Context(), dir, Limits{})
 			if tc.want == nil {
@@ -106,31 +108,31 @@ func TestVerifyBundle(t *testing.T) {
 	if _, err := Write(t.Context(), demoTree(t), good); err != nil {
 		t.Fatal(err)
 	}
-	entries := readEntries(t, good)
+	entries := bundletest.ReadEntries(t, good)
 	// A file no hard link points to, so that changing it changes one name.
 	var lone string
 	for _, e := range entries {
-		if e.hdr.Typeflag == tar.TypeReg && strings.Count(e.hdr.Name, "/") == 3 &&
-			!slices.ContainsFunc(entries, func(o entry) bool { return o.hdr.Linkname == e.hdr.Name }) {
-			lone = e.hdr.Name
+		if e.Header.Typeflag == tar.TypeReg && strings.Count(e.Header.Name, "/") == 3 &&
+			!slices.ContainsFunc(entries, func(o entry) bool { return o.Header.Linkname == e.Header.Name }) {
+			lone = e.Header.Name
 			break
 		}
 	}
 	if lone == "" {
 		t.Fatal("no per-version file without links in the demo bundle")
 	}
-	linked := entries[slices.IndexFunc(entries, func(e entry) bool { return e.hdr.Typeflag == tar.TypeLink })]
+	linked := entries[slices.IndexFunc(entries, func(e entry) bool { return e.Header.Typeflag == tar.TypeLink })]
 	edit := func(f func([]entry) []entry) func() []entry {
 		return func() []entry {
 			es := make([]entry, len(entries))
 			for i, e := range entries {
-				es[i] = entry{e.hdr, slices.Clone(e.data)}
+				es[i] = entry{Header: e.Header, Data: slices.Clone(e.Data)}
 			}
 			return f(es)
 		}
 	}
 	at := func(es []entry, name string) int {
-		return slices.IndexFunc(es, func(e entry) bool { return e.hdr.Name == name })
+		return slices.IndexFunc(es, func(e entry) bool { return e.Header.Name == name })
 	}
 	tests := []struct {
 		name    string
@@ -139,7 +141,7 @@ func TestVerifyBundle(t *testing.T) {
 		want    map[string]string
 	}{{
 		name:    "byte changed",
-		entries: edit(func(es []entry) []entry { es[at(es, lone)].data[20] ^= 1; return es }),
+		entries: edit(func(es []entry) []entry { es[at(es, lone)].Data[20] ^= 1; return es }),
 		want:    map[string]string{lone: "does not match its sha256"},
 	}, {
 		name:    "file removed",
@@ -148,51 +150,51 @@ func TestVerifyBundle(t *testing.T) {
 	}, {
 		name: "file added",
 		entries: edit(func(es []entry) []entry {
-			return append(es, entry{tar.Header{Name: "graph/extra.json", Typeflag: tar.TypeReg, Mode: 0o644}, []byte("{}")})
+			return append(es, entry{Header: tar.Header{Name: "graph/extra.json", Typeflag: tar.TypeReg, Mode: 0o644}, Data: []byte("{}")})
 		}),
 		want: map[string]string{"graph/extra.json": "not listed"},
 	}, {
 		name: "path traversal",
 		entries: edit(func(es []entry) []entry {
-			return append(es, entry{tar.Header{Name: "../../escaped", Typeflag: tar.TypeReg, Mode: 0o644}, []byte("x")})
+			return append(es, entry{Header: tar.Header{Name: "../../escaped", Typeflag: tar.TypeReg, Mode: 0o644}, Data: []byte("x")})
 		}),
 		want: map[string]string{"../../escaped": "not a valid file name"},
 	}, {
 		name: "path traversal listed in index.json",
 		entries: edit(func(es []entry) []entry {
-			m, err := manifest.Parse(es[0].data)
+			m, err := manifest.Parse(es[0].Data)
 			if err != nil {
 				t.Fatal(err)
 			}
 			m.Files["../../escaped"] = manifest.File{SHA256: manifest.SHA256([]byte("x")), Size: 1}
 			m.Counts.Files++
 			m.Counts.Bytes++
-			if es[0].data, err = m.Encode(); err != nil {
+			if es[0].Data, err = m.Encode(); err != nil {
 				t.Fatal(err)
 			}
-			return append(es, entry{tar.Header{Name: "../../escaped", Typeflag: tar.TypeReg, Mode: 0o644}, []byte("x")})
+			return append(es, entry{Header: tar.Header{Name: "../../escaped", Typeflag: tar.TypeReg, Mode: 0o644}, Data: []byte("x")})
 		}),
 		want: map[string]string{"index.json": `lists "../../escaped"`, "../../escaped": "not a valid file name"},
 	}, {
 		name: "index.json twice",
 		entries: edit(func(es []entry) []entry {
-			return append(es, entry{tar.Header{Name: "index.json", Typeflag: tar.TypeReg, Mode: 0o644}, []byte("{}")})
+			return append(es, entry{Header: tar.Header{Name: "index.json", Typeflag: tar.TypeReg, Mode: 0o644}, Data: []byte("{}")})
 		}),
 		want: map[string]string{"index.json": "not a valid file name"},
 	}, {
 		name: "listed file as a symlink",
 		entries: edit(func(es []entry) []entry {
-			es[at(es, lone)] = entry{tar.Header{Name: lone, Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}, nil}
+			es[at(es, lone)] = entry{Header: tar.Header{Name: lone, Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}, Data: nil}
 			return es
 		}),
 		want: map[string]string{lone: "not a regular file"},
 	}, {
 		name: "hard link to a later or unknown entry",
 		entries: edit(func(es []entry) []entry {
-			es[at(es, linked.hdr.Name)].hdr.Linkname = "../outside"
+			es[at(es, linked.Header.Name)].Header.Linkname = "../outside"
 			return es
 		}),
-		want: map[string]string{linked.hdr.Name: "not an earlier file of the bundle"},
+		want: map[string]string{linked.Header.Name: "not an earlier file of the bundle"},
 	}, {
 		name:    "entry twice",
 		entries: edit(func(es []entry) []entry { return append(es, es[at(es, lone)]) }),
@@ -220,7 +222,7 @@ func TestVerifyBundle(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			file := filepath.Join(dir, "bundle.tar.gz")
-			writeEntries(t, file, tc.entries())
+			bundletest.WriteEntries(t, file, tc.entries())
 			_, err := Verify(t.Context(), file, tc.lim)
 			wantProblems(t, err, tc.want)
 
@@ -250,13 +252,13 @@ func TestVerifyChecksum(t *testing.T) {
 	}{{
 		name: "repacked with one byte changed",
 		tamper: func(t *testing.T, file string) {
-			es := readEntries(t, file)
+			es := bundletest.ReadEntries(t, file)
 			for i := range es {
-				if es[i].hdr.Name == "signatures/sha256="+demo4160amd64+"/signature-2" {
-					es[i].data[0] ^= 1
+				if es[i].Header.Name == "signatures/sha256="+demo4160amd64+"/signature-2" {
+					es[i].Data[0] ^= 1
 				}
 			}
-			writeEntries(t, file, es)
+			bundletest.WriteEntries(t, file, es)
 		},
 		want: map[string]string{"b.tar.gz": "sha256 is", "signatures/sha256=" + demo4160amd64 + "/signature-2": "does not match"},
 	}, {

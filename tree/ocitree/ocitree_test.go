@@ -1,9 +1,7 @@
 package ocitree
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/bundletest"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -195,7 +195,7 @@ func TestPushRefused(t *testing.T) {
 	ctx := context.Background()
 	reg := rt.Start(t)
 	dir := filepath.Join(t.TempDir(), "tree")
-	copyTree(t, demoTree(t), dir)
+	bundletest.CopyTree(t, demoTree(t), dir)
 	bad := manifest.GraphPath("amd64", "stable-4.16")
 	if err := os.WriteFile(filepath.Join(dir, bad), []byte(`{"version":1,"nodes":[],"edges":[]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -242,7 +242,7 @@ func TestPullTampered(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := manifest.GraphPath("amd64", "stable-4.16")
-	tamperBundle(t, file, victim)
+	bundletest.Tamper(t, file, file, victim, bundletest.FlipFirstByte)
 	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
 	if err != nil {
 		t.Fatal(err)
@@ -289,61 +289,6 @@ func TestPullTampered(t *testing.T) {
 	}
 }
 
-// tamperBundle rewrites the bundle at file with the first byte of entry
-// name inverted.
-func tamperBundle(t *testing.T, file, victim string) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	tw := tar.NewWriter(zw)
-	tr := tar.NewReader(zr)
-	found := false
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr.Name == victim && hdr.Typeflag == tar.TypeReg {
-			data[0] ^= 0xff
-			found = true
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !found {
-		t.Fatalf("%s: no regular entry %s", file, victim)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func mustRef(t *testing.T, s string) name.Reference {
 	t.Helper()
 	ref, err := name.ParseReference(s)
@@ -351,28 +296,6 @@ func mustRef(t *testing.T, s string) name.Reference {
 		t.Fatal(err)
 	}
 	return ref
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // sameTree fails unless the regular files below got and want are the same.
