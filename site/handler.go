@@ -37,8 +37,12 @@ type Options struct {
 	VerifyAhead bool
 	// Guard, when set, makes Offer refuse a new generation that would
 	// strand clusters; nil serves every generation that loads.
-	Guard  *Guard
-	Logger *slog.Logger
+	Guard *Guard
+	// Metrics, when set, writes more series (Prometheus text format)
+	// after the handler's own on /metrics: what a process serving the
+	// tree knows and the handler does not, such as its inputs.
+	Metrics func(io.Writer)
+	Logger  *slog.Logger
 }
 
 // DefaultCacheControl keeps CDN copies fresh well within a cluster's
@@ -114,6 +118,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) string {
 	case "metrics":
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		h.metrics.write(w, h.gen.Load(), h.cache.bytes())
+		if h.opts.Metrics != nil {
+			h.opts.Metrics(w)
+		}
 	case "graph":
 		h.serveGraph(w, r)
 	case "openapi":

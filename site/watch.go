@@ -45,6 +45,16 @@ func (h *Handler) Watch(ctx context.Context, dir string, interval time.Duration)
 	return nil
 }
 
+// Rescan looks at the watched directory now rather than at the next
+// poll, and returns once a new tree found there is served, refused or
+// failed to load: a process that has just written a generation serves it
+// at once. Without Watch it does nothing.
+func (h *Handler) Rescan() {
+	if f := h.reloader(); f != nil {
+		f()
+	}
+}
+
 type watcher struct {
 	h    *Handler
 	dir  string

@@ -52,6 +52,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			generateCommand(),
 			serveCommand(),
+			serviceCommand(),
 			synthCommand(),
 			edgeCommand(),
 			diffCommand(),

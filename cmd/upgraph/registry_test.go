@@ -26,6 +26,16 @@ import (
 // the pushed digests). It returns the tag of each version.
 func pushDemo(t *testing.T, repo, dir string) map[string]string {
 	t.Helper()
+	tags, _ := pushDemoExcept(t, repo, dir, "")
+	return tags
+}
+
+// pushDemoExcept is pushDemo holding back the release named held
+// (VERSION+ARCH): its document and tag are written and returned as the
+// others', its image returned rather than pushed.
+func pushDemoExcept(t *testing.T, repo, dir, held string) (map[string]string, rt.Artifact) {
+	t.Helper()
+	var heldImage rt.Artifact
 	base := rt.FillerLayer(t, 1, 2048, false)
 	tags := map[string]string{}
 	err := fs.WalkDir(upgraph.DemoReleases(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -44,7 +54,13 @@ func pushDemo(t *testing.T, repo, dir string) map[string]string {
 		delete(doc, "arch")
 		delete(doc, "payload")
 		tag := strings.ReplaceAll(doc["version"].(string), "+", "_") + "-" + arch
-		digest := rt.Push(t, repo+":"+tag, rt.Image(t, arch, arch == "arm64", base, rt.MetadataLayer(t, doc)))
+		img := rt.Image(t, arch, arch == "arm64", base, rt.MetadataLayer(t, doc))
+		var digest string
+		if doc["version"].(string)+"+"+arch == held {
+			heldImage, digest = img, rt.Digest(t, img)
+		} else {
+			digest = rt.Push(t, repo+":"+tag, img)
+		}
 		doc["arch"], doc["payload"] = arch, repo+"@"+digest
 		out, _ := json.Marshal(doc)
 		tags[doc["version"].(string)+"+"+arch] = tag
@@ -53,7 +69,7 @@ func pushDemo(t *testing.T, repo, dir string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tags
+	return tags, heldImage
 }
 
 // pushGraphData pushes the demo graph-data as a single-layer image.

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/generator/scrape"
+)
+
+// checkRepository checks that --name is HOST/REPO.
+func checkRepository(name, repo string) error {
+	if _, err := (&registry.Client{}).Repository(repo); err != nil {
+		return fmt.Errorf("--%s: %w", name, err)
+	}
+	return nil
+}
+
+// checkImageRef checks that --name is an image reference.
+func checkImageRef(name, ref string) error {
+	if _, err := (&registry.Client{}).Reference(ref); err != nil {
+		return fmt.Errorf("--%s: %w", name, err)
+	}
+	return nil
+}
+
+// resolveImage returns the digest a tag (or digest) reference names now,
+// with one HEAD request, and the reference pinned to it: what is read
+// afterwards is what the digest says, even if the tag moves meanwhile.
+func resolveImage(ctx context.Context, c *registry.Client, ref string) (digest, pinned string, err error) {
+	r, err := c.Reference(ref)
+	if err != nil {
+		return "", "", err
+	}
+	desc, err := c.Puller.Head(ctx, r)
+	if err != nil {
+		return "", "", fmt.Errorf("image %s: %w", ref, err)
+	}
+	return desc.Digest.String(), r.Context().Digest(desc.Digest.String()).String(), nil
+}
+
+// releasesDigest names the release images a scrape found: the digest of
+// their sorted manifest digests. What the tree says of a release comes
+// from its image, which its digest names, so an equal digest means equal
+// releases; tags that are not releases do not count.
+func releasesDigest(res *scrape.Result) string {
+	digests := make([]string, 0, len(res.Releases))
+	for _, r := range res.Releases {
+		digests = append(digests, r.Digest)
+	}
+	slices.Sort(digests)
+	sum := sha256.Sum256([]byte(strings.Join(digests, "\n")))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// contentDigest is the digest of a directory's regular files (names and
+// bytes, in lexical order) or of one file: what a directory input is
+// compared by. Symbolic links are followed at the top only.
+func contentDigest(p string) (string, error) {
+	h := sha256.New()
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		f, err := os.Open(p)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		if _, err := io.Copy(h, f); err != nil {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	}
+	root := os.DirFS(p)
+	err = fs.WalkDir(root, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := fs.ReadFile(root, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Clean(p), err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
