@@ -26,8 +26,14 @@ func validateCommand() *cli.Command {
 Y1, Y2 and C1 of graph-data.rs), the hard errors of upstream's parser, the
 JSON schemas of channels, blocked edges and raw/metadata.json, and lints
 (L-…): regexes that match no known version, blocks into versions no channel
-serves, files upstream ignores, channel versions out of order. With
---releases, also R1: every version graph-data names is among the releases.
+serves, files upstream ignores, channel versions out of order, and what
+clusters do with risks since 2026: risk names outside the CVO's pattern
+^[A-Z][A-Za-z0-9.-]*$ or taken by its in-cluster risk sources, one risk
+name with two bodies in one channel × arch graph. With --releases, also
+R1 (every version graph-data names is among the releases) and
+L-multi-arch (every channel listing a version with a multi release serves
+it for arch=multi; release.openshift.io/architecture is exactly multi on
+multi releases and absent on the others).
 
 Prints one line per problem, file:line: severity: message [rule], sorted by
 file and line (--format json: an array of {file, line, severity, rule,
@@ -142,7 +148,7 @@ func checkValidateCatalog(c *cli.Context) error {
 }
 
 // validateGraphData runs validate's graph-data checks (and, with
-// --releases, R1).
+// --releases, R1 and L-multi-arch).
 func validateGraphData(c *cli.Context, log *slog.Logger) (validate.Problems, error) {
 	srcOpts, err := sourceOptions(c, log)
 	if err != nil {
@@ -162,7 +168,7 @@ func validateGraphData(c *cli.Context, log *slog.Logger) (validate.Problems, err
 		if err != nil {
 			return nil, err
 		}
-		opts.Releases = validate.ReleaseVersions(g)
+		opts = validate.ReleaseOptions(g)
 	}
 	ps := validate.Validate(gdfs, opts)
 	showPaths(ps, c.String("graph-data"))

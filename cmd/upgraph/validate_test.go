@@ -197,3 +197,53 @@ func withFiles(base, over map[string]string) map[string]string {
 	}
 	return out
 }
+
+// TestValidateClusterRules: the lints of what clusters do with risks and
+// multi-arch releases print and encode like the other rules; the
+// architecture metadata comes from --releases.
+func TestValidateClusterRules(t *testing.T) {
+	files := withFiles(validateFixture, map[string]string{
+		"channels/candidate-4.16.yaml":                 "name: candidate-4.16\nversions:\n- 4.16.0\n- 4.16.1\n",
+		"blocked-edges/4.16.1-DTK_KernelMismatch.yaml": strings.Replace(validateFixture["blocked-edges/4.16.1-badName.yaml"], "name: badName", "name: DTK_KernelMismatch", 1),
+	})
+	delete(files, "blocked-edges/4.16.1-badName.yaml")
+	dir := writeTree(t, files)
+	releases := t.TempDir()
+	for i, r := range []struct{ version, arch, metadata string }{
+		{"4.16.0", "amd64", ""},
+		{"4.16.0", "multi", `"release.openshift.io/architecture": "multi"`},
+		{"4.16.1", "amd64", ""},
+		{"4.16.1", "multi", `"release.openshift.io/architecture": "Multi"`},
+	} {
+		write(t, filepath.Join(releases, r.version+"+"+r.arch+".json"), `{"kind": "cincinnati-metadata-v0", "version": "`+r.version+`", "arch": "`+r.arch+`",
+ "payload": "quay.io/openshift-release-dev/ocp-release@sha256:`+strings.Repeat("0", 63)+strconv.Itoa(i)+`",
+ "metadata": {`+r.metadata+`}}`)
+	}
+	args := []string{"--graph-data", dir, "--releases", "metadata:" + releases}
+	stdout, _, err := runValidateApp(args...)
+	if err == nil || !strings.Contains(err.Error(), "1 error, 1 warning") {
+		t.Fatalf("err = %v, want 1 error, 1 warning\n%s", err, stdout)
+	}
+	risk, channel := filepath.Join(dir, "blocked-edges", "4.16.1-DTK_KernelMismatch.yaml"), filepath.Join(dir, "channels", "candidate-4.16.yaml")
+	for _, want := range []string{
+		risk + `:4: warning: risk name DTK_KernelMismatch does not match ^[A-Z][A-Za-z0-9.-]*$`,
+		channel + `:4: error: release 4.16.1+multi (served by channel candidate-4.16) has release.openshift.io/architecture "Multi": the CVO accepts only "multi"`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, _ = runValidateApp(append(args, "--format", "json")...)
+	var got []struct{ File, Severity, Rule string }
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	var brief []string
+	for _, p := range got {
+		rel, _ := filepath.Rel(dir, p.File)
+		brief = append(brief, filepath.ToSlash(rel)+" "+p.Severity+" "+p.Rule)
+	}
+	if want := []string{"blocked-edges/4.16.1-DTK_KernelMismatch.yaml warning L-risk-name-pattern", "channels/candidate-4.16.yaml error L-multi-arch"}; !slices.Equal(brief, want) {
+		t.Errorf("got %q\nwant %q", brief, want)
+	}
+}

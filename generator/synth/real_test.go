@@ -3,7 +3,10 @@ package synth
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestRealGraphData(t *testing.T) {
@@ -62,5 +65,55 @@ func BenchmarkFromGraphData(b *testing.B) {
 		if _, err := FromGraphData(fsys); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRealGraphDataMajorHop: candidate-5.0 lists 4.22.z beside 5.0.0-ec.N,
+// and every synthesised 5.0 release lists the GA 4.22.z as previous, as
+// real 5.0 release metadata does (not 4.21, and not 4.22's candidates).
+func TestRealGraphDataMajorHop(t *testing.T) {
+	fsys := realTree(t)
+	var ch struct{ Versions []string }
+	if err := yaml.Unmarshal(fsys["channels/candidate-5.0.yaml"].Data, &ch); err != nil {
+		t.Fatal(err)
+	}
+	var ga422, in50 []string
+	for _, v := range ch.Versions {
+		switch {
+		case strings.HasPrefix(v, "4.22.") && !strings.Contains(v, "-"):
+			ga422 = append(ga422, v)
+		case strings.HasPrefix(v, "5.0."):
+			in50 = append(in50, v)
+		}
+	}
+	slices.SortFunc(ga422, cmpStrings(t))
+	if len(ga422) < 10 || len(in50) < 5 {
+		t.Fatalf("candidate-5.0 lists %d GA 4.22.z and %d 5.0 versions; want the snapshot's 12 and 7", len(ga422), len(in50))
+	}
+	rs := mustReleases(t, fsys)
+	n := 0
+	for _, r := range rs {
+		if !strings.HasPrefix(r.Version, "5.0.") {
+			continue
+		}
+		n++
+		var from422 []string
+		for _, p := range r.Previous {
+			switch {
+			case strings.HasPrefix(p, "4.22."):
+				from422 = append(from422, p)
+			case !strings.HasPrefix(p, "5.0."):
+				t.Errorf("%s+%s: previous %s is neither 4.22 nor 5.0", r.Version, r.Arch, p)
+			}
+		}
+		// The GA 4.22.z (every one the channels name: candidate-5.0's and
+		// any other), no 4.22 candidate.
+		missing := slices.ContainsFunc(ga422, func(v string) bool { return !slices.Contains(from422, v) })
+		if missing || slices.ContainsFunc(from422, func(p string) bool { return strings.Contains(p, "-") }) {
+			t.Errorf("%s+%s: 4.22 previous %v, want the GA 4.22.z %v", r.Version, r.Arch, from422, ga422)
+		}
+	}
+	if n != len(in50)*len(archIntros()) {
+		t.Errorf("%d 5.0 releases, want %d versions × %d arches", n, len(in50), len(archIntros()))
 	}
 }

@@ -44,8 +44,11 @@ type Release struct {
 // lists, in ascending precedence, every lower version of the same minor and
 // every GA (non-pre-release) version of the previous minor released for the
 // same arch: the usual OpenShift shape, where clusters on a previous minor
-// update from its z-streams, not from its release candidates. Every
-// Previous slice is freshly allocated.
+// update from its z-streams, not from its release candidates. The previous
+// minor of X.Y is the highest major.minor below it among the versions the
+// channels name, whatever its major: 4.22 for 5.0, as real 5.0 release
+// metadata lists 4.22 releases, and 4.11 for 4.13 when no 4.12 is named.
+// Every Previous slice is freshly allocated.
 func FromGraphData(fsys fs.FS) ([]Release, error) {
 	vs, err := channelVersions(fsys)
 	if err != nil {
@@ -70,6 +73,14 @@ func keyOf(v version) minorKey { return minorKey{v.Major(), v.Minor()} }
 func synthesise(vs []version) []Release {
 	lines := make(map[string]*archLine)
 	total := 0
+	// prevMinor maps every major.minor of vs to the next lower one in vs,
+	// across majors (5.0 → 4.22): vs is sorted, so minors come in order.
+	prevMinor := make(map[minorKey]minorKey)
+	for i := 1; i < len(vs); i++ {
+		if a, b := keyOf(vs[i-1]), keyOf(vs[i]); a != b {
+			prevMinor[b] = a
+		}
+	}
 	for _, v := range vs {
 		for _, a := range archesFor(v) {
 			l := lines[a]
@@ -92,20 +103,22 @@ func synthesise(vs []version) []Release {
 		for _, a := range archesFor(v) {
 			i := pos[a]
 			pos[a]++
-			releases = append(releases, newRelease(v, a, url, lines[a].previous(v, i)))
+			releases = append(releases, newRelease(v, a, url, lines[a].previous(v, i, prevMinor)))
 		}
 	}
 	return releases
 }
 
 // previous returns a copy of the versions preceding index i (which holds v)
-// that belong to v's minor, or to the one before it and are GA.
-func (l *archLine) previous(v version, i int) []string {
+// that belong to v's minor, or to the one before it (prevMinor) and are GA.
+// The line holds no minor between the two, so the previous minor's
+// versions, when the arch has any, run up to the first of v's minor.
+func (l *archLine) previous(v version, i int, prevMinor map[minorKey]minorKey) []string {
 	k := keyOf(v)
 	same := l.minorStart[k]
 	var out []string
-	if k.minor > 0 {
-		if s, ok := l.minorStart[minorKey{k.major, k.minor - 1}]; ok {
+	if pk, ok := prevMinor[k]; ok {
+		if s, ok := l.minorStart[pk]; ok {
 			for _, p := range l.versions[s:same] {
 				if !strings.Contains(p, "-") {
 					out = append(out, p)

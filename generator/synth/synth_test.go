@@ -70,9 +70,47 @@ func TestPrevious(t *testing.T) {
 		// Only the previous minor, not 4.8 or 4.7, and only its GA releases.
 		{"4.10.0+amd64", []string{"4.9.0", "4.9.1"}},
 		{"4.11.5+multi", nil},
-		// 4.12 is missing: 4.11 is two minors back.
-		{"4.13.0+amd64", nil},
-		{"4.13.1+multi", []string{"4.13.0"}},
+		// 4.12 is missing: the previous minor present is 4.11.
+		{"4.13.0+amd64", []string{"4.11.5"}},
+		{"4.13.1+multi", []string{"4.11.5", "4.13.0"}},
+	}
+	rs := byID(mustReleases(t, fsys))
+	for _, tt := range tests {
+		r, ok := rs[tt.id]
+		if !ok {
+			t.Errorf("%s: missing", tt.id)
+			continue
+		}
+		if !slices.Equal(r.Previous, tt.want) {
+			t.Errorf("%s: previous %v, want %v", tt.id, r.Previous, tt.want)
+		}
+	}
+}
+
+// TestPreviousAcrossMajors: the minor before 5.0 is 4.22, the highest
+// one below it, as real 5.0 release metadata lists 4.22 releases; 5.1
+// follows 5.0 and 4.22 follows 4.21 as before.
+func TestPreviousAcrossMajors(t *testing.T) {
+	fsys := channelTree(map[string][]string{
+		"stable-4.21.yaml":    {"4.21.0", "4.21.1"},
+		"candidate-4.22.yaml": {"4.21.1", "4.22.0-rc.0", "4.22.0", "4.22.1"},
+		"candidate-5.0.yaml":  {"4.22.0", "4.22.1", "5.0.0-ec.0", "5.0.0-ec.1", "5.0.0"},
+		"candidate-5.1.yaml":  {"5.0.0", "5.1.0-ec.0", "5.1.0"},
+	})
+	tests := []struct {
+		id   string
+		want []string
+	}{
+		{"4.21.0+amd64", nil},
+		{"4.22.0-rc.0+amd64", []string{"4.21.0", "4.21.1"}},
+		{"4.22.1+s390x", []string{"4.21.0", "4.21.1", "4.22.0-rc.0", "4.22.0"}},
+		// 5.0 updates from 4.22's GA releases, not its release candidates.
+		{"5.0.0-ec.0+amd64", []string{"4.22.0", "4.22.1"}},
+		{"5.0.0-ec.1+multi", []string{"4.22.0", "4.22.1", "5.0.0-ec.0"}},
+		{"5.0.0+arm64", []string{"4.22.0", "4.22.1", "5.0.0-ec.0", "5.0.0-ec.1"}},
+		// Not 4.22: the previous minor of 5.1 is 5.0.
+		{"5.1.0-ec.0+ppc64le", []string{"5.0.0"}},
+		{"5.1.0+amd64", []string{"5.0.0", "5.1.0-ec.0"}},
 	}
 	rs := byID(mustReleases(t, fsys))
 	for _, tt := range tests {

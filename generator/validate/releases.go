@@ -17,3 +17,22 @@ func ReleaseVersions(g *graph.Graph) []version.Version {
 	}
 	return out
 }
+
+// ReleaseArchitectures returns the release.openshift.io/architecture
+// metadata of g's concrete releases that carry it, for
+// Options.Architectures (never nil).
+func ReleaseArchitectures(g *graph.Graph) map[string]string {
+	out := map[string]string{}
+	for _, n := range g.Nodes() {
+		if v, ok := n.Metadata[graph.KeyPayloadArch]; ok && !n.Abstract {
+			out[n.Version] = v
+		}
+	}
+	return out
+}
+
+// ReleaseOptions are the Options checking graph-data against g's releases:
+// their versions and architecture metadata.
+func ReleaseOptions(g *graph.Graph) Options {
+	return Options{Releases: ReleaseVersions(g), Architectures: ReleaseArchitectures(g)}
+}

@@ -50,6 +50,10 @@ var Rules = []Rule{
 	{"L-duplicate-block", "no two unconditional blocks share a to (upstream keeps only the last)"},
 	{"L-block-and-risk", "no known edge is both blocked unconditionally and carried by a conditional risk"},
 	{"L-risk-arch", "a conditional risk's to has no build (upstream would apply it to every arch)"},
+	{"L-risk-name-pattern", "a risk name matches ^[A-Z][A-Za-z0-9.-]*$, the CVO's pattern for risk names (pkg/risk validName; B6 also admits '_'); a warning, as the CVO applies it to its in-cluster risks only today"},
+	{"L-risk-name-reserved", "a risk name is not one the CVO's in-cluster risk sources raise (ecosystem.md §8 F10: the Alert source's alert names such as PodDisruptionBudgetLimit, ClusterOperatorUpgradeable-<co> and …Unknown, AdminAckUnknown, ClusterVersionUpdating, ClusterVersionOverrides, ResourceDeletionInProgress[Unknown]; an error) and starts with none of their prefixes (Alert, ClusterOperatorUpgradeable, AdminAck, ClusterVersion, ResourceDeletionInProgress; a warning): clusters merge risks by name"},
+	{"L-risk-divergent", "within one channel × arch graph, a risk name has one url, message and matchingRules (F1: clusters key risks by name and evaluate every update listing it with one body)"},
+	{"L-multi-arch", "with releases: a channel listing a version with a multi release serves it for arch multi (its per-version file under graph/multi/), and release.openshift.io/architecture is exactly multi on multi releases and absent on the others (F3)"},
 }
 
 var ruleRanks = func() map[string]int {

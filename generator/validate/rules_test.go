@@ -15,7 +15,8 @@ func TestValidateRules(t *testing.T) {
 	tests := []struct {
 		name     string
 		files    map[string]string
-		releases []string // nil: no --releases
+		releases []string          // nil: no --releases
+		arch     map[string]string // Options.Architectures
 		want     []string
 	}{
 		{name: "clean", want: nil},
@@ -90,7 +91,7 @@ func TestValidateRules(t *testing.T) {
 			"blocked-edges/4.16.2-ExampleRisk.yaml": strings.NewReplacer("to: 4.16.1", "to: 4.16.2", "Something breaks.", "Something else breaks.").Replace(riskYAML),
 			"channels/candidate-4.16.yaml":          channelYAML("candidate-4.16", "4.15.0", "4.16.0", "4.16.1", "4.16.2"),
 		},
-			want: []string{"blocked-edges/4.16.2-ExampleRisk.yaml:5 error B14"}},
+			want: []string{"blocked-edges/4.16.2-ExampleRisk.yaml:4 error L-risk-divergent", "blocked-edges/4.16.2-ExampleRisk.yaml:5 error B14"}},
 		{name: "B14 ignores formatting, key order and fixedIn", files: map[string]string{
 			"blocked-edges/4.16.1-ExampleRisk.yaml": riskYAML,
 			"blocked-edges/4.16.2-ExampleRisk.yaml": "fixedIn: 4.16.3\nname: ExampleRisk\nto: 4.16.2\nfrom: .*\nmessage: |-\n  Something breaks.\nurl: \"https://issues.example.com/1\"\nmatchingRules: [{type: Always}]\n",
@@ -162,6 +163,78 @@ func TestValidateRules(t *testing.T) {
 		}},
 		{name: "L-risk-arch", files: map[string]string{"blocked-edges/4.16.1+amd64-ExampleRisk.yaml": riskTo("4.16.1+amd64")},
 			want: []string{"blocked-edges/4.16.1+amd64-ExampleRisk.yaml:1 warning L-risk-arch"}},
+
+		// What clusters do with risks (ecosystem.md §8 F1, F3, F10).
+		{name: "L-risk-name-pattern", files: map[string]string{"blocked-edges/4.16.1-Example_Risk.yaml": risk("name: ExampleRisk", "name: Example_Risk")},
+			want: []string{"blocked-edges/4.16.1-Example_Risk.yaml:4 warning L-risk-name-pattern"}},
+		{name: "L-risk-name-pattern leaves what B6 rejects to B6", files: map[string]string{"blocked-edges/4.16.1-Example.Risk.yaml": risk("name: ExampleRisk", "name: Example.Risk")},
+			want: []string{"blocked-edges/4.16.1-Example.Risk.yaml:4 error B6"}},
+		{name: "L-risk-name-pattern only on risks upstream reads", files: map[string]string{"blocked-edges/old/4.16.1-Example_Risk.yaml": risk("name: ExampleRisk", "name: Example_Risk")},
+			want: []string{"blocked-edges/old:0 error Y1"}},
+		{name: "L-risk-name-reserved in-cluster source", files: map[string]string{"blocked-edges/4.16.1-ClusterVersionUpdating.yaml": risk("name: ExampleRisk", "name: ClusterVersionUpdating")},
+			want: []string{"blocked-edges/4.16.1-ClusterVersionUpdating.yaml:4 error L-risk-name-reserved"}},
+		{name: "L-risk-name-reserved alert", files: map[string]string{"blocked-edges/4.16.1-PodDisruptionBudgetLimit.yaml": risk("name: ExampleRisk", "name: PodDisruptionBudgetLimit")},
+			want: []string{"blocked-edges/4.16.1-PodDisruptionBudgetLimit.yaml:4 error L-risk-name-reserved"}},
+		{name: "L-risk-name-reserved ClusterOperatorUpgradeable-<co>", files: map[string]string{"blocked-edges/4.16.1-CO.yaml": risk("name: ExampleRisk", "name: ClusterOperatorUpgradeable-etcd")},
+			want: []string{"blocked-edges/4.16.1-CO.yaml:4 error B6", "blocked-edges/4.16.1-CO.yaml:4 error L-risk-name-reserved"}},
+		{name: "L-risk-name-reserved prefixes", files: map[string]string{
+			"blocked-edges/4.16.1-AlertmanagerV1NotSupported.yaml":      risk("name: ExampleRisk", "name: AlertmanagerV1NotSupported"),
+			"blocked-edges/4.16.1-ClusterVersionPreconditionCheck.yaml": risk("name: ExampleRisk", "name: ClusterVersionPreconditionCheck"),
+			"blocked-edges/4.16.1-AdminAckRequired.yaml":                risk("name: ExampleRisk", "name: AdminAckRequired"),
+		},
+			want: []string{
+				"blocked-edges/4.16.1-AdminAckRequired.yaml:4 warning L-risk-name-reserved",
+				"blocked-edges/4.16.1-AlertmanagerV1NotSupported.yaml:4 warning L-risk-name-reserved",
+				"blocked-edges/4.16.1-ClusterVersionPreconditionCheck.yaml:4 warning L-risk-name-reserved",
+			}},
+		{name: "L-risk-name-reserved only at the start", files: map[string]string{"blocked-edges/4.16.1-HyperShiftClusterVersionOperatorMetrics.yaml": risk("name: ExampleRisk", "name: HyperShiftClusterVersionOperatorMetrics")}},
+		{name: "L-risk-divergent beside what B14 misses", files: map[string]string{
+			"blocked-edges/4.16.1-ExampleRisk.yaml":  riskYAML,
+			"blocked-edges/4.16.2-ExampleRisk.yaaml": strings.NewReplacer("to: 4.16.1", "to: 4.16.2", "type: Always", "type: PromQL\n  promql:\n    promql: up").Replace(riskYAML),
+			"channels/candidate-4.16.yaml":           channelYAML("candidate-4.16", "4.15.0", "4.16.0", "4.16.1", "4.16.2"),
+		},
+			want: []string{"blocked-edges/4.16.2-ExampleRisk.yaaml:0 error B1", "blocked-edges/4.16.2-ExampleRisk.yaaml:4 error L-risk-divergent"}},
+		{name: "L-risk-divergent ignores keys clusters do not see", files: map[string]string{
+			"blocked-edges/4.16.1-ExampleRisk.yaml": riskYAML,
+			"blocked-edges/4.16.2-ExampleRisk.yaml": strings.NewReplacer("to: 4.16.1", "to: 4.16.2", "type: Always", "type: Always\n  note: x").Replace(riskYAML) + "autoExtend: true\n",
+			"channels/candidate-4.16.yaml":          channelYAML("candidate-4.16", "4.15.0", "4.16.0", "4.16.1", "4.16.2"),
+		},
+			want: []string{"blocked-edges/4.16.2-ExampleRisk.yaml:6 error B14", "blocked-edges/4.16.2-ExampleRisk.yaml:8 error B12", "blocked-edges/4.16.2-ExampleRisk.yaml:9 error B14"}},
+		{name: "L-risk-divergent not across channels", files: map[string]string{
+			"blocked-edges/4.16.1-ExampleRisk.yaml": riskYAML,
+			"blocked-edges/4.17.1-ExampleRisk.yaml": strings.NewReplacer("to: 4.16.1", "to: 4.17.1", "4[.]16[.]0", "4[.]17[.]0", "Something breaks.", "Something else breaks.").Replace(riskYAML),
+			"channels/candidate-4.17.yaml":          channelYAML("candidate-4.17", "4.17.0", "4.17.1"),
+			"channels/fast-4.17.yaml":               channelYAML("fast-4.17", "4.17.0", "4.17.1"),
+			"channels/stable-4.17.yaml":             channelYAML("stable-4.17", "4.17.0", "4.17.1"),
+		},
+			want: []string{"blocked-edges/4.17.1-ExampleRisk.yaml:5 error B14"}},
+		{name: "L-risk-divergent not across arches", files: map[string]string{
+			"blocked-edges/4.16.1-ExampleRisk.yaml": risk("[+].*", "[+]amd64"),
+			"blocked-edges/4.16.2-ExampleRisk.yaml": strings.NewReplacer("to: 4.16.1", "to: 4.16.2", "[+].*", "[+]arm64", "Something breaks.", "Something else breaks.").Replace(riskYAML),
+			"channels/candidate-4.16.yaml":          channelYAML("candidate-4.16", "4.15.0", "4.16.0", "4.16.1", "4.16.2"),
+		},
+			want: []string{"blocked-edges/4.16.2-ExampleRisk.yaml:5 error B14"}},
+		{name: "L-risk-divergent in the release set's graphs", releases: []string{"4.15.0+amd64", "4.16.0+amd64", "4.16.1+amd64", "4.16.0+arm64", "4.16.2+arm64"},
+			files: map[string]string{
+				"blocked-edges/4.16.1-ExampleRisk.yaml": riskYAML,
+				"blocked-edges/4.16.2-ExampleRisk.yaml": strings.NewReplacer("to: 4.16.1", "to: 4.16.2", "Something breaks.", "Something else breaks.").Replace(riskYAML),
+				"channels/candidate-4.16.yaml":          channelYAML("candidate-4.16", "4.15.0", "4.16.0", "4.16.1", "4.16.2"),
+			},
+			// 4.16.1 is amd64 only and 4.16.2 arm64 only: no graph has both risks.
+			want: []string{"blocked-edges/4.16.2-ExampleRisk.yaml:5 error B14"}},
+		{name: "L-multi-arch clean", releases: multiReleases, arch: map[string]string{"4.16.0+multi": "multi", "4.16.1+multi": "multi"}},
+		{name: "L-multi-arch channel without the multi release", releases: multiReleases, arch: map[string]string{"4.16.0+multi": "multi", "4.16.1+multi": "multi"},
+			files: map[string]string{"channels/fast-4.16.yaml": channelYAML("fast-4.16", "4.15.0", "4.16.0", "4.16.1+amd64")},
+			want:  []string{"channels/fast-4.16.yaml:5 error L-multi-arch"}},
+		{name: "L-multi-arch metadata missing or wrong", releases: multiReleases, arch: map[string]string{"4.16.1+multi": "Multi", "4.16.0+amd64": "amd64", "4.15.0+amd64": "multi"},
+			want: []string{
+				"channels/candidate-4.16.yaml:3 error L-multi-arch", // 4.15.0+amd64 says multi
+				"channels/candidate-4.16.yaml:4 error L-multi-arch", // 4.16.0+amd64 says amd64
+				"channels/candidate-4.16.yaml:4 error L-multi-arch", // 4.16.0+multi says nothing
+				"channels/candidate-4.16.yaml:5 error L-multi-arch", // 4.16.1+multi says Multi
+			}},
+		{name: "L-multi-arch without metadata checks channels only", releases: multiReleases},
+		{name: "L-multi-arch skips releases no channel lists", releases: append([]string{"4.17.0+multi"}, multiReleases...), arch: map[string]string{"4.16.0+multi": "multi", "4.16.1+multi": "multi"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,6 +243,7 @@ func TestValidateRules(t *testing.T) {
 			if tt.releases != nil {
 				opts.Releases = versions(t, tt.releases...)
 			}
+			opts.Architectures = tt.arch
 			ps := Validate(tree(tt.files), opts)
 			wantSchema := slices.ContainsFunc(tt.want, func(w string) bool { return strings.HasSuffix(w, " "+RuleSchema) })
 			var got []string
@@ -184,6 +258,9 @@ func TestValidateRules(t *testing.T) {
 		})
 	}
 }
+
+// multiReleases are baseTree's versions, 4.16 with a multi payload.
+var multiReleases = []string{"4.15.0+amd64", "4.16.0+amd64", "4.16.0+multi", "4.16.1+amd64", "4.16.1+multi"}
 
 func texts(ps Problems) []string {
 	var out []string

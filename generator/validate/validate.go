@@ -24,6 +24,11 @@ type Options struct {
 	// 4.16.3+amd64). Nil skips the release checks (R1,
 	// L-channel-release); a non-nil empty slice is an empty release set.
 	Releases []version.Version
+	// Architectures holds the release.openshift.io/architecture metadata
+	// of the releases that have it, keyed by the release's version as in
+	// Releases (4.16.3+multi); a release it lacks has none. Nil skips the
+	// metadata half of L-multi-arch.
+	Architectures map[string]string
 }
 
 // Validate checks the graph-data tree rooted at fsys. Everything wrong,
@@ -111,6 +116,9 @@ func (c *checker) crossChecks() []*job {
 		c.unknownTargets,
 		func(r *report) { c.blockAndRisk(r, ks) },
 		c.releasesPresent,
+		c.riskNames,
+		c.divergentRisks,
+		c.multiArch,
 	}
 	jobs := make([]*job, len(checks))
 	for i, check := range checks {

@@ -24,15 +24,7 @@ type known struct {
 // knownVersions lists channel versions (suffixed with each arch of the
 // releases, or the production arches) and release versions, sorted.
 func (c *checker) knownVersions() []known {
-	arches := productionArches
-	if c.opts.Releases != nil {
-		arches = nil
-		for _, r := range c.opts.Releases {
-			if !slices.Contains(arches, r.Build()) {
-				arches = append(arches, r.Build())
-			}
-		}
-	}
+	arches := c.arches()
 	seen := map[string]bool{}
 	var ks []known
 	add := func(v version.Version, s string) {
