@@ -89,6 +89,11 @@ func runGenerate(c *cli.Context) error {
 			return fmt.Errorf("--channel: %w", err)
 		}
 	}
+	if c.NArg() > 0 {
+		// urfave/cli stops parsing flags at the first argument: a flag
+		// after it would be ignored without a word.
+		return fmt.Errorf("generate: unexpected argument %q (generate takes flags only; a flag after it would have been ignored)", c.Args().First())
+	}
 	arches := listFlag(c, "arch")
 	if err := firstError(
 		checkReleases(c, true), checkGraphData(c, true), checkInput(c, "signatures", wantDir),

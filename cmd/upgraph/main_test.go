@@ -206,3 +206,16 @@ func TestSelectOutputs(t *testing.T) {
 		t.Errorf("s390x graph = %s, %v", body, err)
 	}
 }
+
+// TestGenerateRefusesArguments: flags after an argument are not parsed,
+// so an argument is refused rather than the flags after it ignored.
+func TestGenerateRefusesArguments(t *testing.T) {
+	work := t.TempDir()
+	_, stderr, code := run(t, work, nil, "generate", "--out", "x", "--demo", "extra", "--no-viewer")
+	if code == 0 || !strings.Contains(stderr, `unexpected argument "extra"`) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "x")); err == nil {
+		t.Errorf("a refused generate wrote --out")
+	}
+}

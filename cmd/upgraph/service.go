@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -211,8 +212,7 @@ func runService(c *cli.Context, log *slog.Logger) error {
 		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// As for serve, plus room for a generation being built.
-		debug.SetMemoryLimit(cfg.cacheBytes + cfg.cacheBytes/4 + 1<<30)
+		debug.SetMemoryLimit(serviceMemoryLimit(cfg.cacheBytes, cgroupMemoryMax))
 	}
 	cacheBytes := cfg.cacheBytes
 	if cacheBytes == 0 {
@@ -246,4 +246,23 @@ func runService(c *cli.Context, log *slog.Logger) error {
 	err = serveUntilDone(c, h, ln, cfg.treeDir(), log)
 	<-done
 	return err
+}
+
+// cgroupMemoryMax is the container's memory limit (cgroup v2).
+const cgroupMemoryMax = "/sys/fs/cgroup/memory.max"
+
+// serviceMemoryLimit is service's Go memory limit when GOMEMLIMIT is not
+// set: as serve's, the cache and its gzip copies, plus room for a
+// generation being built (373 MiB peak at real scale, docs/openshift.md);
+// and at most 90 % of the container's limit (read from maxFile), so that
+// the collector works harder before the kernel kills the process rather
+// than after.
+func serviceMemoryLimit(cacheBytes int64, maxFile string) int64 {
+	limit := cacheBytes + cacheBytes/4 + 512<<20
+	if data, err := os.ReadFile(maxFile); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil && n > 0 && n/10*9 < limit {
+			limit = n / 10 * 9
+		}
+	}
+	return limit
 }

@@ -495,3 +495,27 @@ func TestServiceDirectories(t *testing.T) {
 		t.Errorf("after an invalid catalog, the served one changed")
 	}
 }
+
+// TestServiceMemoryLimit: the cache plus room for a generation, capped
+// below the container's limit.
+func TestServiceMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		max  string // memory.max, "" for no file
+		want int64
+	}{
+		{"", 512<<20 + 128<<20 + 512<<20},
+		{"max\n", 512<<20 + 128<<20 + 512<<20},
+		{"1140850688\n", 1140850688 / 10 * 9}, // 1088Mi, the Deployment's
+		{"8589934592\n", 512<<20 + 128<<20 + 512<<20},
+	} {
+		file := filepath.Join(dir, "memory.max")
+		os.Remove(file)
+		if c.max != "" {
+			write(t, file, c.max)
+		}
+		if got := serviceMemoryLimit(512<<20, file); got != c.want {
+			t.Errorf("memory.max %q: %d, want %d", c.max, got, c.want)
+		}
+	}
+}
