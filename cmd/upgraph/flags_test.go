@@ -230,6 +230,20 @@ var invalidFlags = map[string]badFlag{
 	"serve --cache-mb": {bad: []string{"-1", "99999999999999"}}, // 0 keeps nothing in memory; the second overflows in bytes
 	"serve --pprof":    {bad: []string{"127.0.0.1:abc"}},        // "" is off
 
+	// UpdateService spec.releases: a repository, HOST/REPO.
+	"service --releases":         {bad: []string{"", "quay.io/Bad Repo", "quay.io/ocp/release:4.16", "quay.io/ocp/release@sha256:0"}},
+	"service --graph-data-image": {bad: []string{"", "quay.io/Bad Ref", "image:"}},
+	"service --catalog": {bad: []string{"", "noequals", "Bad_Name=emptydir", "=emptydir", "x=", "x=missing", "x=dir:file.txt",
+		"x=file:emptydir", "x=image:quay.io/Bad Ref", "a=emptydir,a=emptydir"}},
+	// A missing directory is made; junkdir holds no tree/ and is a
+	// working directory like any other.
+	"service --data":     {bad: []string{"", "file.txt"}},
+	"service --interval": {bad: []string{"0", "-1s"}},
+	"service --listen":   {bad: []string{"", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:abc"}},
+	"service --prefix":   {bad: []string{"a b", "x?y"}},
+	"service --cache-mb": {bad: []string{"-1", "99999999999999"}},
+	"service --publish":  {bad: []string{"", "http://127.0.0.1:1/b", "s3://"}},
+
 	"synth-releases --graph-data": {bad: []string{"", "missing", "file.txt",
 		"image:quay.io/x/gd:1"}}, // images are not read here: a missing path
 	"synth-releases --out": {bad: []string{"", "file.txt"}},
@@ -320,6 +334,7 @@ var flagTestBases = map[string]flagBase{
 	"serve bundle":    {args: "serve --bundle {bundle} --listen 127.0.0.1:0"},
 	"serve s3":        {args: "serve --s3 s3://b/p --endpoint http://127.0.0.1:1 --listen 127.0.0.1:0", expect: baseOffline},
 	"synth-releases":  {args: "synth-releases --graph-data {gd} --out out"},
+	"service":         {args: "service --releases 127.0.0.1:1/ocp/release --graph-data-image 127.0.0.1:1/ocp/graph-data:latest --data data --listen 127.0.0.1:0"},
 	"edge nginx":      {args: "edge nginx --root {tree}"},
 	"edge cloudfront": {args: "edge cloudfront"},
 	"edge nginx full": {args: "edge nginx --root {tree} --full"},
@@ -349,7 +364,7 @@ var flagBases = map[string]string{
 // wait bounds a run: serve is stopped as soon as it says it serves.
 func (b flagBase) wait() runLimit {
 	w := runLimit{timeout: 30 * time.Second}
-	if strings.HasPrefix(b.args, "serve ") {
+	if strings.HasPrefix(b.args, "serve ") || strings.HasPrefix(b.args, "service ") {
 		w.ready = "serving "
 	}
 	if b.expect == baseOffline {

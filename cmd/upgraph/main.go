@@ -60,6 +60,7 @@ func newApp() *cli.App {
 			pathCommand(),
 			dotCommand(),
 			mirrorTreeCommand(),
+			mirrorSetCommand(),
 			verifyCommand(),
 			publishCommand(),
 			pushCommand(),

@@ -15,6 +15,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	upgraph "github.com/upgraph/upgraph"
+	catsource "github.com/upgraph/upgraph/catalog/source"
+	"github.com/upgraph/upgraph/catalog/upgrade"
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/source"
@@ -149,5 +152,159 @@ func TestPathCommandJSON(t *testing.T) {
 		"--from", "4.16.2", "--to", "4.16.0", "--format", "json")
 	if code != 1 || !strings.Contains(out, `"found": false`) {
 		t.Errorf("no path: exit status %d, output:\n%s", code, out)
+	}
+}
+
+func init() {
+	// path --catalog: a source or a catalog name of the tree (the flag
+	// tests' demo tree has none).
+	invalidFlags["path --catalog"] = badFlag{bad: []string{"", "Bad_Name", "missing", "dir:file.txt", "file:emptydir", "x="}}
+	invalidFlags["path --package"] = badFlag{bad: []string{""}} // any other name needs --catalog
+	invalidFlags["path --olm"] = badFlag{bad: []string{"", "v2", "V0"}}
+}
+
+// operatorFixtures are the hand-made catalogs of the operator path and
+// mirror-set tests (catalog/upgrade/testdata/catalogs/README.md).
+const operatorFixtures = "../../catalog/upgrade/testdata/catalogs"
+
+// operatorTree generates a tree of the demo releases with the fixture
+// catalogs divergence (as "div"), cross-channel ("mq") and
+// stranded-after-skip ("skipper").
+func operatorTree(t *testing.T) string {
+	t.Helper()
+	built, err := generator.Build(t.Context(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
+		upgraph.DemoGraphData(), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cats []*catviews.Catalog
+	for _, c := range []struct{ name, dir string }{{"div", "divergence"}, {"mq", "cross-channel"}, {"skipper", "stranded-after-skip"}} {
+		src, err := catsource.Parse("dir:"+filepath.Join(operatorFixtures, c.dir), catsource.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, info, err := src.Load(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cat, err := catviews.New(c.name, src.String(), info, cfg, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cats = append(cats, cat)
+	}
+	dir := filepath.Join(t.TempDir(), "tree")
+	if _, err := generator.Render(t.Context(), built, generator.RenderOptions{
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), Catalogs: cats}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestPathCatalog: path --catalog answers from an FBC directory, a
+// single FBC file and a tree's catalog, with exit statuses 0 (a path),
+// 1 (none, with the reason) and 2 (trouble); release paths are answered
+// from the same tree as before.
+func TestPathCatalog(t *testing.T) {
+	tree := operatorTree(t)
+	div := filepath.Join(operatorFixtures, "divergence")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		out  []string
+		err  string
+	}{
+		{"dir v0", []string{"--catalog", div, "--package", "div", "--from", "1.0.0"}, 0,
+			[]string{"OLM v0: div.v1.0.0 (1.0.0) → div.v1.3.0 (1.3.0), the head of stable (package div, channel stable): 2 hops",
+				"1. div.v1.0.0 (1.0.0) → div.v1.1.0 (1.1.0)  via replaces  [deprecated]",
+				"olm.bundle/div.v1.1.0: div.v1.1.0 has a known data-loss bug"}, ""},
+		{"dir: prefix v1", []string{"--catalog", "dir:" + div, "--package", "div", "--from", "div.v1.0.0", "--olm", "v1"}, 0,
+			[]string{"OLM v1: div.v1.0.0 (1.0.0) → div.v1.3.0 (1.3.0)", "1. div.v1.0.0 (1.0.0) → div.v1.2.0 (1.2.0)  via replaces"}, ""},
+		{"file", []string{"--catalog", "file:" + filepath.Join(div, "catalog.yaml"), "--package", "div", "--from", "1.0.0", "--to", "1.1.0"}, 0,
+			[]string{"OLM v0: div.v1.0.0 (1.0.0) → div.v1.1.0 (1.1.0) (package div, channel stable): 1 hop"}, ""},
+		{"tree", []string{"--source", tree, "--catalog", "div", "--package", "div", "--from", "1.0.0", "--olm", "v1"}, 0,
+			[]string{"2 hops", "div.v1.2.0 (1.2.0) → div.v1.3.0 (1.3.0)  via skips"}, ""},
+		{"skipped by v0", []string{"--source", tree, "--catalog", "div", "--package", "div", "--from", "1.0.0", "--to", "1.2.0"}, 1,
+			[]string{"No OLM v0 path from div.v1.0.0 (1.0.0) to div.v1.2.0 (1.2.0) (package div, channel stable): skipped-by-v0.",
+				"OLM v0 takes 2 hops before it stops at div.v1.3.0 (1.3.0):"}, ""},
+		{"stranded", []string{"--source", tree, "--catalog", "skipper", "--package", "skipper", "--from", "1.0.0"}, 1,
+			[]string{": stranded.", "skipper.v1.1.0 (1.1.0) [replaces, skips] is skipped by\n"}, ""},
+		{"cross channel", []string{"--source", tree, "--catalog", "mq", "--package", "mq", "--channel", "v2.0", "--from", "1.0.1"}, 0,
+			[]string{"1. mq.v1.0.1 (1.0.1) → mq.v2.0.0 (2.0.0)  via skips"}, ""},
+		{"already there", []string{"--catalog", div, "--package", "div", "--channel", "legacy", "--from", "1.0.0"}, 0,
+			[]string{"Already at div.v1.0.0 (1.0.0), the head of legacy", "olm.channel/legacy: channel legacy is no longer maintained"}, ""},
+		{"release path unchanged", []string{"--source", tree, "--channel", "fast-4.16", "--from", "4.15.0", "--to", "4.16.2"}, 0,
+			[]string{"4.15.0 → 4.16.2 in fast-4.16 (amd64): 1 hop"}, ""},
+		{"unknown package", []string{"--catalog", div, "--package", "nope", "--from", "1.0.0"}, 2, nil, `the catalog has no package "nope" (it has div)`},
+		{"unknown bundle", []string{"--catalog", div, "--package", "div", "--from", "9.9.9"}, 2, nil, `no bundle named or versioned "9.9.9"`},
+		{"unknown channel", []string{"--catalog", div, "--package", "div", "--channel", "fast", "--from", "1.0.0"}, 2, nil, `no channel "fast" (it has legacy, stable)`},
+		{"unknown tree catalog", []string{"--source", tree, "--catalog", "nope", "--package", "div", "--from", "1.0.0"}, 2, nil, `has no catalog "nope" (it has div, mq, skipper)`},
+		{"unknown tree package", []string{"--source", tree, "--catalog", "div", "--package", "mq", "--from", "1.0.0"}, 2, nil, `catalog div of ` + tree + ` has no package "mq" (it has div)`},
+		{"tree source missing", []string{"--source", filepath.Join(tree, "nope"), "--catalog", "div", "--package", "div", "--from", "1.0.0"}, 2, nil, "--source"},
+		{"arch with catalog", []string{"--catalog", div, "--package", "div", "--from", "1.0.0", "--arch", "arm64"}, 2, nil, "--arch is for release paths"},
+		{"bad olm", []string{"--catalog", div, "--package", "div", "--from", "1.0.0", "--olm", "v2"}, 2, nil, "--olm: want v0"},
+		{"package alone", []string{"--package", "div", "--from", "1.0.0"}, 2, nil, "need --catalog"},
+		{"no package", []string{"--catalog", div, "--from", "1.0.0"}, 2, nil, "--package is required with --catalog"},
+		{"no from", []string{"--catalog", div, "--package", "div"}, 2, nil, "--from is required"},
+		{"missing source", []string{"--catalog", "dir:nope", "--package", "div", "--from", "1.0.0"}, 2, nil, "--catalog"},
+		{"bad format", []string{"--catalog", div, "--package", "div", "--from", "1.0.0", "--format", "yaml"}, 2, nil, "--format"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCommand(pathCommand(), tc.args...)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d; stdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			for _, want := range tc.out {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if !strings.Contains(errOut, tc.err) {
+				t.Errorf("stderr lacks %q:\n%s", tc.err, errOut)
+			}
+		})
+	}
+}
+
+// TestPathCatalogJSON: the JSON answer is the same from the catalog's
+// directory and from the tree generate wrote of it (but the catalog it
+// names), and carries the reason when there is no path.
+func TestPathCatalogJSON(t *testing.T) {
+	tree := operatorTree(t)
+	div := filepath.Join(operatorFixtures, "divergence")
+	for _, q := range [][]string{
+		{"--package", "div", "--from", "1.0.0"},
+		{"--package", "div", "--from", "1.0.0", "--olm", "v1"},
+		{"--package", "div", "--from", "1.0.0", "--to", "1.2.0"},
+	} {
+		outDir, errOut, codeDir := runCommand(pathCommand(), append([]string{"--catalog", div, "--format", "json"}, q...)...)
+		outTree, _, codeTree := runCommand(pathCommand(), append([]string{"--source", tree, "--catalog", "div", "--format", "json"}, q...)...)
+		if codeDir != codeTree {
+			t.Errorf("%v: exit %d from the directory, %d from the tree: %s", q, codeDir, codeTree, errOut)
+		}
+		var a, b map[string]any
+		if err := json.Unmarshal([]byte(outDir), &a); err != nil {
+			t.Fatalf("%v: %v\n%s", q, err, outDir)
+		}
+		if err := json.Unmarshal([]byte(outTree), &b); err != nil {
+			t.Fatalf("%v: %v\n%s", q, err, outTree)
+		}
+		if a["catalog"] != div || b["catalog"] != "div" {
+			t.Errorf("%v: catalog %v and %v", q, a["catalog"], b["catalog"])
+		}
+		delete(a, "catalog")
+		delete(b, "catalog")
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("%v: the directory and the tree answer differently:\n%s\n%s", q, ja, jb)
+		}
+		if codeDir == 1 {
+			reason, _ := a["reason"].(map[string]any)
+			if reason["code"] != upgrade.ReasonSkippedByV0 || a["found"] != false {
+				t.Errorf("%v: no path without its reason: %s", q, ja)
+			}
+		}
 	}
 }

@@ -121,22 +121,38 @@ func (cfg *serviceConfig) cacheDir() string { return filepath.Join(cfg.data, ser
 func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	cfg := &serviceConfig{
 		data: c.String("data"), interval: c.Duration("interval"), listen: c.String("listen"),
-		publishTo: c.String("publish"), force: c.Bool("force"), allowEmpty: c.Bool("allow-empty"),
+		force: c.Bool("force"), allowEmpty: c.Bool("allow-empty"),
 		validOnly: c.Bool("catalog-valid-only"), platform: c.String("catalog-platform"), scrapeLimit: c.Duration("scrape-timeout"),
 	}
 	if c.NArg() > 0 {
 		return nil, fmt.Errorf("service: unexpected argument %q (every input is a flag)", c.Args().First())
 	}
+	// Empty values are refused rather than read as "not given": given
+	// explicitly, "" is most likely an unset shell variable.
+	releases, _, err := given(c, "releases")
+	if err != nil {
+		return nil, err
+	}
+	image, _, err := given(c, "graph-data-image")
+	if err != nil {
+		return nil, err
+	}
+	dir, _, err := given(c, "graph-data")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.publishTo, _, err = given(c, "publish"); err != nil {
+		return nil, err
+	}
 	// --releases as UpdateService spells it, HOST/REPO; generate's
 	// registry: prefix is accepted too.
-	cfg.releases = strings.TrimPrefix(c.String("releases"), "registry:")
+	cfg.releases = strings.TrimPrefix(releases, "registry:")
 	if cfg.releases == "" {
 		return nil, fmt.Errorf("--releases is required: the release images' repository, HOST/REPO (UpdateService spec.releases)")
 	}
 	if err := checkRepository("releases", cfg.releases); err != nil {
 		return nil, err
 	}
-	image, dir := c.String("graph-data-image"), c.String("graph-data")
 	switch {
 	case image != "" && dir != "":
 		return nil, fmt.Errorf("--graph-data-image and --graph-data: give one")

@@ -14,6 +14,10 @@
 //     its Mermaid text parsed back into edges (replaces, skips,
 //     skipRange with its range; old → new; duplicates once; sorted).
 //
+// With --verdict-only first, only the load error or the catalog's verdict
+// is computed (catalog/mirrorset's soundness test validates 1,300
+// filtered catalogs).
+//
 // It is its own module (go.mod beside this file) so that
 // operator-registry's dependencies stay out of upgraph's; only tests run
 // it. .ci/deps installs it; `olmoracle --version` names the digest of this
@@ -80,12 +84,20 @@ func main() {
 		fmt.Printf("olmoracle %s %s %s\n", sourceDigest(), registryModule, registryVersion())
 		return
 	}
+	verdictOnly := len(args) > 0 && args[0] == "--verdict-only"
+	if verdictOnly {
+		args = args[1:]
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(os.Stderr, "usage: olmoracle FBC-DIR... | olmoracle --version")
+		fmt.Fprintln(os.Stderr, "usage: olmoracle [--verdict-only] FBC-DIR... | olmoracle --version")
 		os.Exit(2)
 	}
 	out := Output{OperatorRegistry: registryVersion(), Catalogs: make([]Catalog, 0, len(args))}
 	for _, dir := range args {
+		if verdictOnly {
+			out.Catalogs = append(out.Catalogs, verdict(dir))
+			continue
+		}
 		out.Catalogs = append(out.Catalogs, oracle(dir))
 	}
 	enc := json.NewEncoder(os.Stdout)
@@ -183,6 +195,20 @@ func oracle(dir string) Catalog {
 	for _, name := range packageNames(cfg) {
 		out.Packages = append(out.Packages, onePackage(name, filterPackage(cfg, name)))
 	}
+	return out
+}
+
+// verdict is oracle without the per-package results and render-graph:
+// the load error, or ConvertToModel's verdict on the whole catalog.
+func verdict(dir string) Catalog {
+	out := Catalog{Dir: dir}
+	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(dir), declcfg.WithConcurrency(1))
+	if err != nil {
+		out.LoadError = err.Error()
+		return out
+	}
+	v := convert(*cfg)
+	out.Verdict = &v
 	return out
 }
 

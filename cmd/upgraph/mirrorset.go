@@ -1,0 +1,440 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/catalog/mirrorset"
+	"github.com/upgraph/upgraph/catalog/upgrade"
+	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/generator/path"
+	"github.com/upgraph/upgraph/generator/policy"
+	ver "github.com/upgraph/upgraph/generator/version"
+)
+
+// Files mirror-set writes under --out.
+const (
+	mirrorSetReportFile = "mirror-set.json"
+	mirrorSetISCFile    = "imageset-config.yaml"
+	mirrorSetImagesFile = "images.txt"
+	mirrorSetCatalogDir = "catalogs"
+)
+
+func mirrorSetCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mirror-set",
+		Usage: "the minimal set of bundles and release payloads to mirror so that operators and the cluster can update",
+		Description: `Plans what a disconnected site must mirror, and nothing else, for the
+operators listed in --installed (with --catalog) to update as the OLM runtime
+--olm does, and for the cluster to take the update path from --from to --to
+in --channel (as upgraph path plans it), and writes into --out:
+
+    catalogs/NAME/P/catalog.json  per catalog, a filtered file-based catalog:
+                                  the bundles the runtime lands on, and what
+                                  keeps each channel valid when entries are
+                                  only dropped (opm validate accepts it; the
+                                  runtime takes the same hops in it)
+    imageset-config.yaml          an oc-mirror ImageSetConfiguration
+                                  (mirror.openshift.io/v2alpha1): operators
+                                  by channel and version range, with what a
+                                  range cannot express said in comments;
+                                  the platform channels with shortestPath
+    images.txt                    the images: bundle images, their related
+                                  images and release payloads, sorted
+    mirror-set.json               the plan (docs/operators.md)
+
+--installed is a YAML or JSON list of {catalog, package, channel, version,
+target}: catalog names a --catalog (optional with one), channel is the
+Subscription's channel or the ClusterExtension's filter (optional: the
+default channel when it lists the version, else the only one listing it),
+version is the installed version or bundle name, target "head" (the
+default) or a version. --catalog (repeatable) is NAME=SOURCE, a bare SOURCE
+(one catalog) as generate --catalog reads it (` + catalogSourceSyntax + `),
+or the NAME of a catalog of the tree at --source. The bundle a cluster runs
+is not mirrored (it is installed already).
+
+Either part may be left out: --installed alone plans operators, --from, --to
+and --channel alone the cluster. --out is created; an existing one must be
+empty or hold a previous mirror-set (mirror-set.json), which is replaced.
+
+Exits 0 when every install and the cluster reach their targets, 1 when one
+does not (nothing is written; the reasons are printed, as by upgraph path), 2
+on trouble.`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "installed", Usage: "the installed operators: a YAML or JSON list of {catalog, package, channel, version, target}"},
+			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog: NAME=SOURCE, SOURCE, or NAME of the tree at --source (repeatable)"},
+			&cli.StringFlag{Name: "olm", Value: string(upgrade.V0), Usage: "the OLM runtime the operators update with: v0 (Subscriptions) or v1 (ClusterExtensions)"},
+			catalogPlatformFlag(),
+			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs"},
+			&cli.StringFlag{Name: "to", Usage: "the release to reach"},
+			&cli.StringFlag{Name: "channel", Usage: "the cluster's channel, e.g. stable-4.16"},
+			&cli.StringFlag{Name: "arch", Value: policy.DefaultArch, Usage: "the architecture"},
+			&cli.BoolFlag{Name: "via-eus", Usage: "also search the EUS channels between the two releases' minor versions"},
+			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
+			&cli.StringFlag{Name: "source", Value: ".", Usage: "the tree (or graph endpoint) the release graphs and the named catalogs are read from"},
+			&cli.StringFlag{Name: "out", Usage: "the directory to write (required)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "what to print: text or json (the plan)"},
+		}, treeFlags()...),
+		OnUsageError: exitTrouble,
+		Action:       answerAction(runMirrorSet),
+	}
+}
+
+// mirrorSetReport is mirror-set.json, and what --format json prints.
+type mirrorSetReport struct {
+	// Operators is the operator plan (null without --installed).
+	Operators *mirrorset.Plan `json:"operators"`
+	// Release is the cluster's (null without --from).
+	Release *mirrorset.ReleaseSet `json:"release"`
+	// Images counts images.txt's lines.
+	Images int `json:"images"`
+	// Files are the files written, relative to --out (empty when nothing
+	// was written).
+	Files []string `json:"files"`
+}
+
+// runMirrorSet reports whether everything reaches its target.
+func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
+	if c.NArg() != 0 {
+		return false, fmt.Errorf("mirror-set takes no arguments, got %q (flags go before them)", c.Args().Slice())
+	}
+	operators := c.IsSet("installed")
+	release := c.IsSet("from") || c.IsSet("to") || c.IsSet("channel")
+	if err := checkMirrorSetFlags(c, operators, release); err != nil {
+		return false, err
+	}
+	olm, _ := upgrade.ParseRuntime(c.String("olm"))
+	installs, err := readInstalled(c.String("installed"), operators)
+	if err != nil {
+		return false, err
+	}
+	var args []catalogArg
+	needTree := release
+	for _, v := range c.StringSlice("catalog") {
+		a, err := parseCatalogArg("catalog", v, c.String("catalog-platform"))
+		if err != nil {
+			return false, err
+		}
+		if a.name == "" {
+			a.name = "catalog"
+			if len(c.StringSlice("catalog")) > 1 {
+				return false, fmt.Errorf("--catalog %s: with several catalogs, name each: NAME=SOURCE", v)
+			}
+		}
+		if slices.ContainsFunc(args, func(b catalogArg) bool { return b.name == a.name }) {
+			return false, fmt.Errorf("--catalog: catalog name %q given twice", a.name)
+		}
+		needTree = needTree || a.tree
+		args = append(args, a)
+	}
+	var src *mirror.Source
+	if needTree {
+		if err := firstError(checkTreeSource("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
+			return false, err
+		}
+		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
+			return false, fmt.Errorf("--source: %w", err)
+		}
+		defer src.Close()
+	}
+	rep := &mirrorSetReport{Files: []string{}}
+	if operators {
+		var cats []*mirrorset.Catalog
+		for _, a := range args {
+			var pkgs []string
+			for _, in := range installs {
+				if in.Catalog == a.name || (in.Catalog == "" && len(args) == 1) {
+					pkgs = append(pkgs, in.Package)
+				}
+			}
+			cat, err := loadOperatorCatalog(c, src, a, pkgs, log)
+			if err != nil {
+				return false, err
+			}
+			cat.Name = a.name
+			cats = append(cats, cat)
+		}
+		if rep.Operators, err = mirrorset.Compute(cats, installs, olm); err != nil {
+			return false, fmt.Errorf("--installed: %w", err)
+		}
+	}
+	if release {
+		req := path.Request{From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
+			ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")}}
+		if rep.Release, err = mirrorset.PlanRelease(c.Context, src, req); err != nil {
+			return false, err
+		}
+	}
+	found := (rep.Operators == nil || rep.Operators.Found()) && (rep.Release == nil || rep.Release.Found)
+	images := mirrorset.Images(rep.Operators, rep.Release)
+	rep.Images = bytes.Count(images, []byte("\n"))
+	if found {
+		files, err := mirrorSetFiles(rep, images)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range files {
+			rep.Files = append(rep.Files, f.Path)
+		}
+		rep.Files = append(rep.Files, mirrorSetReportFile)
+		report, err := encodeIndented(rep)
+		if err != nil {
+			return false, err
+		}
+		files = append(files, mirrorset.File{Path: mirrorSetReportFile, Data: report})
+		if err := writeMirrorSet(c.String("out"), files); err != nil {
+			return false, fmt.Errorf("--out: %w", err)
+		}
+	}
+	if c.String("format") == "json" {
+		data, err := encodeIndented(rep)
+		if err != nil {
+			return false, err
+		}
+		_, err = c.App.Writer.Write(data)
+		return found, err
+	}
+	return found, writeMirrorSetText(c, rep)
+}
+
+// checkMirrorSetFlags checks the flags before anything is read.
+func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
+	if !operators && !release {
+		return errors.New("nothing to plan: give --installed (with --catalog) for operators, or --from, --to and --channel for the cluster")
+	}
+	if _, err := upgrade.ParseRuntime(c.String("olm")); err != nil {
+		return fmt.Errorf("--olm: %w", err)
+	}
+	if c.IsSet("catalog-platform") {
+		if err := checkCatalogPlatform(c); err != nil {
+			return err
+		}
+	}
+	if format := c.String("format"); format != "text" && format != "json" {
+		return fmt.Errorf("--format: want text or json, got %q", format)
+	}
+	switch {
+	case operators && c.String("installed") == "":
+		return errors.New("--installed: empty value: want a YAML or JSON file")
+	case operators:
+		if err := checkPath("installed", c.String("installed"), wantFile); err != nil {
+			return err
+		}
+		if !c.IsSet("catalog") {
+			return errors.New("--installed needs --catalog: the catalog(s) the operators come from")
+		}
+	case c.IsSet("catalog") || c.IsSet("olm") || c.IsSet("catalog-platform"):
+		return errors.New("--catalog, --olm and --catalog-platform need --installed (the operators to plan)")
+	}
+	if c.IsSet("catalog") && len(c.StringSlice("catalog")) == 0 {
+		return errors.New("--catalog: empty value")
+	}
+	if release {
+		for _, name := range []string{"from", "to", "channel"} {
+			if c.String(name) == "" {
+				return fmt.Errorf("--%s is required for the cluster's path (with --from, --to and --channel)", name)
+			}
+		}
+		if ch := c.String("channel"); !policy.ChannelPattern.MatchString(ch) {
+			return fmt.Errorf("--channel %q does not match %s", ch, policy.ChannelPattern)
+		}
+		if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
+			return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
+		}
+		for _, name := range []string{"from", "to"} {
+			if _, err := ver.Parse(c.String(name)); err != nil {
+				return fmt.Errorf("--%s: %w", name, err)
+			}
+		}
+	} else {
+		for _, name := range []string{"arch", "via-eus", "unconditional-only"} {
+			if c.IsSet(name) {
+				return fmt.Errorf("--%s is for the cluster's path: give --from, --to and --channel", name)
+			}
+		}
+	}
+	return checkMirrorSetOut(c.String("out"), c.IsSet("out"))
+}
+
+// checkMirrorSetOut checks --out: not the root, and a missing directory,
+// an empty one or one holding a previous mirror-set.
+func checkMirrorSetOut(out string, set bool) error {
+	switch {
+	case !set:
+		return errors.New("--out is required: the directory to write")
+	case out == "":
+		return errors.New("--out: empty path")
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if filepath.Dir(abs) == abs {
+		return fmt.Errorf("--out %s: the root directory", out)
+	}
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("--out %s: exists and is not a directory", out)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(out, mirrorSetReportFile)); err != nil {
+		return fmt.Errorf("--out %s: not empty and holds no %s (a previous mirror-set): give a new directory", out, mirrorSetReportFile)
+	}
+	return nil
+}
+
+func readInstalled(file string, operators bool) ([]mirrorset.Install, error) {
+	if !operators {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--installed: %w", err)
+	}
+	installs, err := mirrorset.ParseInstalls(data)
+	if err != nil {
+		return nil, fmt.Errorf("--installed %s: %w", file, err)
+	}
+	return installs, nil
+}
+
+// mirrorSetFiles are the files of the set, but the report.
+func mirrorSetFiles(rep *mirrorSetReport, images []byte) ([]mirrorset.File, error) {
+	var files []mirrorset.File
+	if rep.Operators != nil {
+		for _, cs := range rep.Operators.Catalogs {
+			fbc, err := cs.FBC()
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range fbc {
+				files = append(files, mirrorset.File{Path: mirrorSetCatalogDir + "/" + cs.Name + "/" + f.Path, Data: f.Data})
+			}
+		}
+	}
+	files = append(files,
+		mirrorset.File{Path: mirrorSetISCFile, Data: mirrorset.ImageSetConfiguration(rep.Operators, rep.Release)},
+		mirrorset.File{Path: mirrorSetImagesFile, Data: images})
+	return files, nil
+}
+
+// writeMirrorSet replaces out with files: written beside it first, then
+// swapped in, so a failure leaves out as it was.
+func writeMirrorSet(out string, files []mirrorset.File) error {
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".mirror-set-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range files {
+		p := filepath.Join(tmp, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
+
+func encodeIndented(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeMirrorSetText prints the plan for people.
+func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
+	var b strings.Builder
+	if p := rep.Operators; p != nil {
+		fmt.Fprintf(&b, "%s mirror set of %s:\n", p.OLM.Title(), countNoun(len(p.Installs), "install"))
+		for _, in := range p.Installs {
+			switch {
+			case !in.Found:
+				fmt.Fprintf(&b, "  %s: no %s path: %s.\n    %s\n", in.Install, p.OLM.Title(), in.Reason.Code, in.Reason.Message)
+			case len(in.Path) == 0:
+				fmt.Fprintf(&b, "  %s: already there\n", in.Install)
+			default:
+				fmt.Fprintf(&b, "  %s: %s → %s\n", in.Install, in.From.Name, strings.Join(in.Path, " → "))
+			}
+			for _, n := range in.Notes {
+				fmt.Fprintf(&b, "    note: %s\n", n)
+			}
+		}
+		for _, cs := range p.Catalogs {
+			fmt.Fprintf(&b, "catalog %s: %s of %d, %s, %s\n", cs.Name, countNoun(cs.Counts.Bundles, "bundle"), cs.Counts.CatalogBundles,
+				countNoun(cs.Counts.Packages, "package"), countNoun(cs.Counts.Images, "image"))
+			for _, ps := range cs.Packages {
+				for _, ch := range ps.Channels {
+					var names []string
+					for _, sb := range ch.Bundles {
+						names = append(names, sb.Name+" ("+sb.Why+")")
+					}
+					fmt.Fprintf(&b, "  %s %s: %s\n", ps.Name, ch.Name, strings.Join(names, ", "))
+					if !ch.Range.Exact {
+						fmt.Fprintf(&b, "    oc-mirror's range %s–%s also selects %s\n", ch.Range.MinVersion, ch.Range.MaxVersion, strings.Join(ch.Range.AlsoSelects, ", "))
+					}
+				}
+				if ps.DefaultChannelWas != "" {
+					fmt.Fprintf(&b, "  %s: default channel %s is not kept; the filtered catalog's is %s\n", ps.Name, ps.DefaultChannelWas, ps.DefaultChannel)
+				}
+			}
+		}
+	}
+	if r := rep.Release; r != nil {
+		where := fmt.Sprintf("in %s (%s)", strings.Join(r.Searched, " + "), r.Arch)
+		switch {
+		case !r.Found:
+			fmt.Fprintf(&b, "No update path from %s to %s %s.\n", r.From, r.To, where)
+		default:
+			var vs []string
+			for _, rel := range r.Releases {
+				vs = append(vs, rel.Version)
+			}
+			fmt.Fprintf(&b, "cluster %s → %s %s: %s (%s)\n", r.From, r.To, where, countNoun(len(r.Releases), "release"), strings.Join(vs, ", "))
+		}
+	}
+	if len(rep.Files) > 0 {
+		fmt.Fprintf(&b, "wrote %s (%s, %s)\n", c.String("out"), countNoun(len(rep.Files), "file"), countNoun(rep.Images, "image"))
+	} else {
+		b.WriteString("nothing written: not every target is reached\n")
+	}
+	_, err := fmt.Fprint(c.App.Writer, b.String())
+	return err
+}
