@@ -96,7 +96,9 @@ func newRefresher(c *cli.Context, cfg *serviceConfig, h *site.Handler, m *servic
 	src, err := source.Parse("registry:"+cfg.releases, source.Options{
 		Logger: log, Registry: regOpts, ScrapeTimeout: cfg.scrapeLimit, PayloadRepo: c.String("payload-repo"),
 		Scrape: scrape.Options{
-			Cache:      scrape.DirCache{Dir: filepath.Join(cfg.cacheDir(), "releases")},
+			// Entries never go stale: kept in memory too, each refresh
+			// costs one HEAD per tag and no file read.
+			Cache:      &scrape.MemoryCache{Inner: scrape.DirCache{Dir: filepath.Join(cfg.cacheDir(), "releases")}},
 			Workers:    c.Int("workers"),
 			SkipBroken: c.Bool("skip-broken"),
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
@@ -108,3 +109,31 @@ type noCache struct{}
 
 func (noCache) Get(v1.Hash) (Entry, bool) { return Entry{}, false }
 func (noCache) Put(Entry) error           { return nil }
+
+// MemoryCache keeps the entries of Inner it has read or written in
+// memory, for a process that scrapes the same repository again and again
+// (upgraph service): an entry never goes stale, so each digest is read
+// from Inner at most once per process. Safe for concurrent use.
+type MemoryCache struct {
+	Inner   Cache
+	entries sync.Map // digest string → Entry
+}
+
+func (c *MemoryCache) Get(h v1.Hash) (Entry, bool) {
+	if e, ok := c.entries.Load(h.String()); ok {
+		return e.(Entry), true
+	}
+	e, ok := c.Inner.Get(h)
+	if ok {
+		c.entries.Store(h.String(), e)
+	}
+	return e, ok
+}
+
+func (c *MemoryCache) Put(e Entry) error {
+	if err := c.Inner.Put(e); err != nil {
+		return err
+	}
+	c.entries.Store(e.Digest, e)
+	return nil
+}

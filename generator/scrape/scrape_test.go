@@ -182,3 +182,47 @@ func TestScrapeRetriesFaults(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryCache: an entry is read from the inner cache once, then from
+// memory; a write goes through to the inner cache.
+func TestMemoryCache(t *testing.T) {
+	inner := &countingCache{Cache: scrape.DirCache{Dir: t.TempDir()}}
+	c := &scrape.MemoryCache{Inner: inner}
+	h := v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("a", 64)}
+	if _, ok := c.Get(h); ok {
+		t.Fatal("an empty cache has an entry")
+	}
+	e := scrape.Entry{Digest: h.String(), Arch: "amd64", Reason: "no release-metadata"}
+	if err := c.Put(e); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := (scrape.DirCache{Dir: inner.Cache.(scrape.DirCache).Dir}).Get(h); !ok || got.Arch != "amd64" {
+		t.Fatalf("not written through: %+v %v", got, ok)
+	}
+	for range 3 {
+		if got, ok := c.Get(h); !ok || got.Digest != e.Digest {
+			t.Fatalf("Get after Put: %+v %v", got, ok)
+		}
+	}
+	// A second process's memory starts empty: one read from disk, then none.
+	c2 := &scrape.MemoryCache{Inner: inner}
+	inner.gets = 0
+	for range 3 {
+		if _, ok := c2.Get(h); !ok {
+			t.Fatal("entry on disk not found")
+		}
+	}
+	if inner.gets != 1 {
+		t.Errorf("%d reads of the inner cache for three Gets, want 1", inner.gets)
+	}
+}
+
+type countingCache struct {
+	scrape.Cache
+	gets int
+}
+
+func (c *countingCache) Get(h v1.Hash) (scrape.Entry, bool) {
+	c.gets++
+	return c.Cache.Get(h)
+}
