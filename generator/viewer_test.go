@@ -11,11 +11,13 @@ import (
 	"time"
 
 	upgraph "github.com/upgraph/upgraph"
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/viewer"
 )
 
@@ -96,4 +98,51 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestViewerSummaryCatalogs: in a tree with catalogs the viewer's table
+// lists them for the operators view (name, summary path, packages, as
+// index.json has them) and is valid against its schema; the table of a
+// tree without catalogs has no catalogs member (TestViewerSummary).
+func TestViewerSummaryCatalogs(t *testing.T) {
+	cat := sharedCatalogView(t, "community")
+	dir := t.TempDir()
+	m, err := generator.Render(context.Background(), demoBuilt(t), generator.RenderOptions{
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Catalogs: []*catviews.Catalog{cat},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(viewer.SummaryFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type catalog struct {
+		Name     string   `json:"name"`
+		Path     string   `json:"path"`
+		Packages []string `json:"packages"`
+	}
+	var got struct {
+		summaryDoc
+		Catalogs []catalog `json:"catalogs"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("%s: %v", viewer.SummaryFile, err)
+	}
+	var want []catalog
+	for _, c := range m.Catalogs {
+		want = append(want, catalog{Name: c.Name, Path: c.Path, Packages: c.Packages})
+	}
+	if jsonOf(t, got.Catalogs) != jsonOf(t, want) || len(got.Catalogs) != 1 || len(got.Catalogs[0].Packages) != 33 {
+		t.Errorf("%s lists the catalogs\n%s\nindex.json has\n%s", viewer.SummaryFile, jsonOf(t, got.Catalogs), jsonOf(t, want))
+	}
+	if len(got.Graphs) != 12 {
+		t.Errorf("%s: %d graphs beside the catalog", viewer.SummaryFile, len(got.Graphs))
+	}
+	problems, err := schema.Validate(schema.ViewerGraphs, data)
+	if err != nil || len(problems) > 0 {
+		t.Errorf("%s against its schema: %v %v", viewer.SummaryFile, problems, err)
+	}
 }

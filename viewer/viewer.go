@@ -56,15 +56,17 @@ func Files() map[string][]byte {
 	return out
 }
 
-// SummaryFile is the viewer's table of the tree's graphs, written next to
-// its other files: the architecture and channel pickers read it instead of
-// index.json, whose list of every file's digest makes it megabytes in a
-// real-scale tree. The viewer falls back to index.json when it is absent.
+// SummaryFile is the viewer's table of the tree's graphs and catalogs,
+// written next to its other files: the architecture, channel, catalog and
+// package pickers read it instead of index.json, whose list of every
+// file's digest makes it megabytes in a real-scale tree. The viewer falls
+// back to index.json when it is absent.
 const SummaryFile = Dir + "graphs.json"
 
 // summary is the content of SummaryFile: index.json's fields of the same
 // names, without the files, counts, inputs and generation time, and
-// without each graph's versions (the channel graph lists them). Nothing in
+// without each graph's versions (the channel graph lists them) and each
+// catalog's source, digests and counts. Nothing in
 // it depends on when the tree was generated, so as every file but
 // index.json it is byte-identical from the same inputs, and a publisher
 // uploads it only when the graphs change.
@@ -73,6 +75,20 @@ type summary struct {
 	Arches   []string       `json:"arches"`
 	Channels []string       `json:"channels"`
 	Graphs   []summaryGraph `json:"graphs"`
+	// Catalogs are the tree's operator catalogs for the operators view:
+	// index.json's catalogs without source, digests and counts. Omitted
+	// when there are none, so a tree of release graphs keeps the file it
+	// always had.
+	Catalogs []summaryCatalog `json:"catalogs,omitempty"`
+}
+
+// summaryCatalog is a catalog of SummaryFile: its name, its summary
+// (operators/NAME/catalog.json) and its packages by name, the list the
+// operators view filters.
+type summaryCatalog struct {
+	Name     string   `json:"name"`
+	Path     string   `json:"path"`
+	Packages []string `json:"packages"`
 }
 
 type summaryGraph struct {
@@ -98,6 +114,13 @@ func Summary(m *manifest.Manifest) ([]byte, error) {
 	for _, g := range m.Graphs {
 		s.Graphs = append(s.Graphs, summaryGraph{Channel: g.Channel, Arch: g.Arch, Path: g.Path,
 			Nodes: g.Nodes, Edges: g.Edges, ConditionalEdges: g.ConditionalEdges})
+	}
+	for _, c := range m.Catalogs {
+		pkgs := c.Packages
+		if pkgs == nil {
+			pkgs = []string{}
+		}
+		s.Catalogs = append(s.Catalogs, summaryCatalog{Name: c.Name, Path: c.Path, Packages: pkgs})
 	}
 	return jsonw.Marshal(s)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/viewer"
 )
@@ -219,4 +220,41 @@ console.log(JSON.stringify(vs.map((a) => vs.map((b) => compareSemver(a, b)))));`
 		}
 	}
 	t.Log(fmt.Sprintf("%d pairs agree", len(versions)*len(versions)))
+}
+
+// TestEncodeNameMatchesGo: the operators view names a catalog's files as
+// catalog/views.EncodeName does (the page computes the names of bundles'
+// next/ files), for names that need no escaping, every kind of escape,
+// non-ASCII bytes and names hashed for their length.
+func TestEncodeNameMatchesGo(t *testing.T) {
+	node := nodeBinary(t)
+	names := []string{
+		"etcdoperator.v0.9.4", "Stable", "stable", "Fast_Track", "1.0.0+build.1", ".hidden", "a..b", "-x-", "a/b", "~!",
+		"with space", "é", "日本", "tab\there", "quay-operator.v3.10.25", "x" + strings.Repeat("y", 199), strings.Repeat("z", 201),
+		strings.Repeat("A", 100), strings.Repeat("A", 101), "demo-operator.v0.5.0-" + strings.Repeat("legacy", 32) + "+Build.Meta",
+	}
+	in, _ := json.Marshal(names)
+	script := `import { encodeName } from './web/graph.js';
+console.log(JSON.stringify(JSON.parse(process.argv[1]).map(encodeName)));`
+	out, err := exec.Command(node, "--input-type=module", "-e", script, string(in)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var got []string
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(names) {
+		t.Fatalf("node printed %s: %v", out, err)
+	}
+	hashed := 0
+	for i, name := range names {
+		want := catviews.EncodeName(name)
+		if got[i] != want {
+			t.Errorf("encodeName(%q) = %q, catalog/views.EncodeName says %q", name, got[i], want)
+		}
+		if strings.HasPrefix(want, "!!") {
+			hashed++
+		}
+	}
+	if hashed < 3 {
+		t.Errorf("only %d names hashed: the table does not cover long names", hashed)
+	}
 }

@@ -1,8 +1,15 @@
 // The update-graph viewer. Everything it reads is a file of the tree it is
 // served from (viewer/graphs.json, else index.json; graph/<arch>/<channel>.json
-// and the per-version files), by relative URL, so it works from upgraph
-// serve, nginx, a bucket or a mirror alike, with no other network access.
-import { Graph, compareVersions, graphPath, parseSemver, updatesOf, versionPath } from './graph.js';
+// and the per-version files; for the operators view, the files of
+// operators/<catalog>/), by relative URL, so it works from upgraph serve,
+// nginx, a bucket or a mirror alike, with no other network access. The
+// page routes the URL to the releases view or the operators view (the
+// last part of this file) and serialises their updates.
+import {
+  Graph, channelEntries, channelGraphPath, compareVersions, deprecationsOf, edgeCounts, edgeCurves, filterNames, graphPath,
+  isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
+  readNext, readOpState, skippedByV0, updatesOf, versionPath, visibleRange,
+} from './graph.js';
 
 /* global cytoscape */
 
@@ -91,8 +98,20 @@ prefetch(SUMMARY);
 // A deep link names its channel graph, and maybe a release: they are
 // requested with the table of graphs rather than after it (the names
 // generator/policy accepts; a link to something the tree lacks costs a
-// 404, then the page shows what the tree has).
+// 404, then the page shows what the tree has). A link to the operators
+// view names a package graph, maybe a channel graph and an installed
+// bundle's file: the same.
+const operatorsLinked = isOperatorsURL(location.search);
+if (operatorsLinked) {
+  const want = readOpState(location.search);
+  if (/^[a-z0-9-]+$/.test(want.catalog) && want.package) {
+    prefetch(packageGraphPath(want.catalog, want.package));
+    if (want.channel && want.view === 'channel') prefetch(channelGraphPath(want.catalog, want.package, want.channel));
+    if (want.channel && want.installed) prefetch(nextPath(want.catalog, want.package, want.channel, want.installed));
+  }
+}
 const deepLinked = (() => {
+  if (operatorsLinked) return false;
   const want = readURL();
   const arch = want.arch || 'amd64';
   if (!/^[0-9a-z]+$/.test(arch) || !/^[0-9a-z.-]+$/.test(want.channel)) return false;
@@ -103,6 +122,8 @@ const deepLinked = (() => {
 
 const state = { arch: '', channel: '', from: '', to: '', view: 'around', q: '' };
 const app = {
+  mode: '', // 'releases' or 'operators'
+  operators: null, // the operators view (createOperators), when the tree has catalogs
   summary: null, // {arches, channels, graphs: [{channel, arch, path, nodes, …}]}
   summaryFile: '', // SUMMARY, or index.json when the tree lacks it
   graph: null, // Graph of the current channel × arch
@@ -119,6 +140,8 @@ app.state = state;
 // requested: at once for a deep link, else after the table of graphs.
 const setupCytoscape = () => cytoscapeLoading.then(setupCy, (err) => setStatus(err.message, true));
 if (deepLinked) app.cyReady = setupCytoscape();
+// idle resolves once the page has applied every pending change (tests).
+app.idle = () => applying;
 
 function setStatus(text, isError = false) {
   const s = $('status');
@@ -169,6 +192,13 @@ async function loadSummary() {
 
 async function start() {
   app.timings.start = performance.now();
+  if (operatorsLinked) {
+    try {
+      startLayoutWorker();
+    } catch {
+      // laid out on the main thread or a ladder instead
+    }
+  }
   try {
     await loadSummary();
   } catch (err) {
@@ -177,11 +207,36 @@ async function start() {
   }
   app.timings.summary = performance.now();
   const sum = app.summary;
-  // The channel graph of the page's first state is requested at once,
-  // before cytoscape is set up.
-  const first = resolve(readURL());
-  if (first.graph) prefetch(first.graph.path || graphPath(first.arch, first.channel));
-  app.cyReady ||= setupCytoscape();
+  const hasCatalogs = (sum.catalogs || []).length > 0;
+  app.hasReleases = (sum.graphs || []).length > 0;
+  if (hasCatalogs) {
+    app.operators = createOperators({
+      summary: () => app.summary, fetchJSON, setStatus, cytoscapeLoading, workerLayout, enqueue, rendered, timings: app.timings,
+      enter: () => setMode('operators'),
+    });
+    $('modes').hidden = false;
+    $('mode-releases').disabled = !app.hasReleases;
+    $('mode-releases').addEventListener('click', () => {
+      if (app.mode !== 'releases') apply({ ...state }, true);
+    });
+    $('mode-operators').addEventListener('click', () => {
+      if (app.mode !== 'operators') app.operators.apply({ ...app.operators.state }, true);
+    });
+  }
+  if (wantsOperators() && !operatorsLinked) {
+    try {
+      startLayoutWorker();
+    } catch {
+      // laid out on a ladder instead
+    }
+  }
+  if (!wantsOperators()) {
+    // The channel graph of the page's first state is requested at once,
+    // before cytoscape is set up.
+    const first = resolve(readURL());
+    if (first.graph) prefetch(first.graph.path || graphPath(first.arch, first.channel));
+    app.cyReady ||= setupCytoscape();
+  }
   $('arch').addEventListener('change', () => change({ arch: $('arch').value }, true));
   $('channel').addEventListener('change', () => change({ channel: $('channel').value, from: '', to: '' }, true));
   $('to').addEventListener('change', () => change({ to: $('to').value }, true));
@@ -202,9 +257,48 @@ async function start() {
     const b = ev.target.closest('button[data-version]');
     if (b) change({ from: b.dataset.version }, true);
   });
-  window.addEventListener('popstate', () => apply(readURL()));
-  await apply(readURL());
+  window.addEventListener('popstate', route);
+  await route();
   showGenerated(sum.generatedAt);
+}
+
+// wantsOperators tells whether the location is the operators view's: it
+// names a catalog, or the tree has catalogs and no release graph.
+function wantsOperators() {
+  return !!app.operators && (isOperatorsURL(location.search) || !app.hasReleases);
+}
+
+// route shows the view and state the location names.
+function route() {
+  if (wantsOperators()) return app.operators.apply(readOpState(location.search));
+  return apply(readURL());
+}
+
+// setMode shows one view and hides the other: the releases view
+// (index.html's .rel-only) or the operators view (.op-only).
+function setMode(mode) {
+  if (app.mode === mode) return;
+  app.mode = mode;
+  document.body.dataset.mode = mode;
+  $('mode-releases').setAttribute('aria-pressed', String(mode === 'releases'));
+  $('mode-operators').setAttribute('aria-pressed', String(mode === 'operators'));
+  if (mode === 'releases') {
+    app.cyReady ||= setupCytoscape();
+    if (app.cy) app.cy.resize();
+  } else {
+    app.operators.show();
+  }
+}
+
+// rendered records a complete render of either view (body[data-ready]
+// counts them; the first one's time is the first render).
+function rendered(timings = {}) {
+  document.body.dataset.ready = String(++app.renders);
+  if (app.timings.firstRender === undefined) {
+    Object.assign(app.timings, timings);
+    app.timings.firstRender = performance.now();
+    performance.mark('upgraph-first-render');
+  }
 }
 
 // showGenerated shows when the tree was generated: index.json's
@@ -244,7 +338,13 @@ function change(patch, push) {
 // correcting what the tree does not have, then records it in the URL.
 let applying = Promise.resolve();
 function apply(want, push = false) {
-  applying = applying.then(() => applyNow(want, push)).catch((err) => {
+  return enqueue(() => applyNow(want, push));
+}
+
+// enqueue runs fn (an update of either view) once the pending ones are
+// done.
+function enqueue(fn) {
+  applying = applying.then(fn).catch((err) => {
     setStatus(String(err.message || err), true);
   });
   return applying;
@@ -265,6 +365,7 @@ function resolve(want) {
 }
 
 async function applyNow(want, push) {
+  if (app.operators) setMode('releases');
   const arches = app.summary.arches || [];
   const channels = app.summary.channels || [];
   const { arch, channel, graphs } = resolve(want);
@@ -310,12 +411,7 @@ async function applyNow(want, push) {
   // waiting for the drawing's frame and then needing one of their own.
   await renderGraph(details);
   await details;
-  document.body.dataset.ready = String(++app.renders);
-  if (app.timings.firstRender === undefined) {
-    app.timings.panels = panels;
-    app.timings.firstRender = performance.now();
-    performance.mark('upgraph-first-render');
-  }
+  rendered({ panels });
 }
 
 // defaultVersion is the newest release that has an update (the newest
@@ -594,41 +690,50 @@ let layoutWorker = null;
 let layoutBusy = null; // {id, resolve} of the request in flight
 let layoutSeq = 0;
 
-function workerLayout(req) {
+// startLayoutWorker creates the layout worker unless it is there: the
+// operators view, which lays out every graph in it, starts it with the
+// page so that it has loaded dagre by the time the files are in.
+function startLayoutWorker() {
+  if (layoutWorker) return;
+  layoutWorker = new Worker('viewer/layout-worker.js');
+  layoutWorker.onmessage = (ev) => {
+    const busy = layoutBusy;
+    if (!busy || ev.data.id !== busy.id) return;
+    layoutBusy = null;
+    if (ev.data.error) busy.reject(new Error(ev.data.error));
+    else busy.resolve(ev.data.positions);
+  };
+  layoutWorker.onerror = (ev) => {
+    ev.preventDefault();
+    const busy = layoutBusy;
+    layoutBusy = null;
+    layoutWorker = null;
+    if (busy) busy.reject(new Error(ev.message || 'layout worker failed'));
+  };
+}
+
+// workerLayout lays req out in the layout worker; past LAYOUT_TIMEOUT_MS it
+// gives onTimeout() instead (by default the version grid), and null when a
+// newer request superseded it.
+function workerLayout(req, onTimeout = () => gridLayout(req.nodes.map((n) => n[0]))) {
   return new Promise((resolve, reject) => {
     if (layoutBusy) { // a newer view supersedes it: drop the old work
       layoutWorker.terminate();
       layoutWorker = null;
       layoutBusy.resolve(null);
     }
-    if (!layoutWorker) {
-      try {
-        layoutWorker = new Worker('viewer/layout-worker.js');
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      layoutWorker.onmessage = (ev) => {
-        const busy = layoutBusy;
-        if (!busy || ev.data.id !== busy.id) return;
-        layoutBusy = null;
-        if (ev.data.error) busy.reject(new Error(ev.data.error));
-        else busy.resolve(ev.data.positions);
-      };
-      layoutWorker.onerror = (ev) => {
-        ev.preventDefault();
-        const busy = layoutBusy;
-        layoutBusy = null;
-        layoutWorker = null;
-        if (busy) busy.reject(new Error(ev.message || 'layout worker failed'));
-      };
+    try {
+      startLayoutWorker();
+    } catch (err) {
+      reject(err);
+      return;
     }
     const timer = setTimeout(() => {
       if (layoutBusy && layoutBusy.id === req.id) {
         layoutWorker.terminate();
         layoutWorker = null;
         layoutBusy = null;
-        resolve(gridLayout(req.nodes.map((n) => n[0])));
+        resolve(onTimeout());
       }
     }, LAYOUT_TIMEOUT_MS);
     layoutBusy = { id: req.id, resolve: (v) => { clearTimeout(timer); resolve(v); }, reject: (e) => { clearTimeout(timer); reject(e); } };
@@ -799,6 +904,532 @@ function mainThreadLayout(req) {
     for (const id of dg.nodes()) pos[id] = [dg.node(id).x, dg.node(id).y];
     return pos;
   });
+}
+
+// ==== Operators view ===========================================================
+// Pick a catalog and a package, see its channels with their heads, the
+// typed edges of a channel (or of the whole package), deprecations and the
+// bundles OLM v0 skips, and for an installed bundle what OLM v0 and OLM v1
+// do next. It reads, by relative URL, the catalogs and their packages of
+// viewer/graphs.json (app.summary) and operators/<C>/graph/<P>.json,
+// graph/<P>/<CH>.json and next/<P>/<CH>/<B>.json (docs/operators.md);
+// its pure logic is in graph.js. The page (above) routes the URL to this
+// view or the releases view and hands over what both share (ctx).
+
+// OP_ROW is the height of a row of the package list (style.css: .vlist button).
+const OP_ROW = 24;
+// Up to this many bundles a graph is laid out by dagre in the layout
+// worker (along one edge per bundle: graph.js layoutEdges); beyond, or
+// when the worker times out, on a ladder by version.
+const OP_LAYOUT_MAX_NODES = 800;
+// The distance between the ranks of the layout (ranksep plus a node's
+// height): edges spanning more arc around the bundles between.
+const OP_RANK_STEP = 34 + 22;
+// A graph is fitted to the view down to this zoom; a larger one is shown
+// around the installed bundle, or the head.
+const OP_MIN_FIT_ZOOM = 0.8;
+
+const countOf = (n, word, words = `${word}s`) => `${n} ${n === 1 ? word : words}`;
+const labelWidth = (label) => Math.max(48, 7 * label.length + 16);
+
+// createOperators sets the view up. ctx: {summary() (viewer/graphs.json or
+// index.json), fetchJSON(path), setStatus(text, isError), cytoscapeLoading
+// (a promise), workerLayout(req, onTimeout), enqueue(fn) (runs fn after
+// the page's pending updates), rendered(timings) (a render is complete),
+// enter() (shows this view, hiding the releases view), timings}. It
+// returns {state, ops, apply(want, push), show()}.
+function createOperators(ctx) {
+  const state = { catalog: '', package: '', channel: '', installed: '', view: 'channel', q: '' };
+  const ops = {
+    state,
+    cy: null,
+    catalog: null, // the catalog's entry of the summary
+    pkgDoc: null, // graph/<P>.json
+    model: null, // opGraph of the graph drawn
+    next: null, // readNext of the installed bundle's file
+    graphKey: '', // path of the graph drawn
+    layouts: new Map(), // graph path → positions
+    docs: new Map(), // path → promise of the document
+    shown: [], // the package list as filtered
+  };
+  let drawSeq = 0;
+  let listFrame = 0;
+
+  function load(path) {
+    let p = ops.docs.get(path);
+    if (!p) {
+      p = ctx.fetchJSON(path);
+      ops.docs.set(path, p);
+      p.catch(() => ops.docs.delete(path));
+    }
+    return p;
+  }
+
+  // ---- controls ------------------------------------------------------------
+
+  const changeOps = (patch, push = true) => applyOps({ ...state, ...patch }, push);
+  $('op-catalog').addEventListener('change', () => changeOps({ catalog: $('op-catalog').value, package: '', channel: '', installed: '' }));
+  $('op-search').addEventListener('input', () => {
+    state.q = $('op-search').value.trim();
+    ops.listKey = '';
+    renderPackageList(false);
+    writeOpURL(false);
+  });
+  $('op-search').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && ops.shown.length) changeOps({ package: ops.shown[0], channel: '', installed: '' });
+  });
+  $('op-packages').addEventListener('scroll', () => {
+    if (!listFrame) listFrame = requestAnimationFrame(() => { listFrame = 0; renderRows(); });
+  }, { passive: true });
+  $('op-packages').addEventListener('click', (ev) => {
+    const b = ev.target.closest('button[data-package]');
+    if (b && b.dataset.package !== state.package) changeOps({ package: b.dataset.package, channel: '', installed: '' });
+  });
+  $('op-view-channel').addEventListener('click', () => changeOps({ view: 'channel' }));
+  $('op-view-package').addEventListener('click', () => changeOps({ view: 'package' }));
+  $('op-fit').addEventListener('click', () => ops.cy && ops.cy.fit(undefined, 20));
+  $('op-details').addEventListener('click', (ev) => {
+    const ch = ev.target.closest('button[data-select-channel]');
+    if (ch) changeOps({ channel: ch.dataset.selectChannel });
+    const b = ev.target.closest('button[data-select-bundle]');
+    if (b) changeOps({ installed: b.dataset.selectBundle });
+  });
+  $('op-details').addEventListener('change', (ev) => {
+    if (ev.target.id === 'op-installed') changeOps({ installed: ev.target.value });
+  });
+
+  function applyOps(want, push = false) {
+    return ctx.enqueue(() => applyOpsNow(want, push));
+  }
+
+  function writeOpURL(push) {
+    const url = location.pathname + opSearch(state);
+    if (url === location.pathname + location.search) return;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  }
+
+  // ---- state -----------------------------------------------------------------
+
+  // applyOpsNow shows want (possibly partial or naming what the tree lacks):
+  // the catalog, else the first; the package, else the first the filter
+  // lists; the channel, else the package's default; the installed
+  // bundle when it is an entry of the channel.
+  async function applyOpsNow(want, push) {
+    const t0 = performance.now();
+    ctx.enter();
+    $('op-view-channel').setAttribute('aria-pressed', String(want.view !== 'package'));
+    $('op-view-package').setAttribute('aria-pressed', String(want.view === 'package'));
+    const cats = ctx.summary().catalogs || [];
+    fillSelect($('op-catalog'), cats.map((c) => c.name), want.catalog);
+    if (!cats.length) {
+      ctx.setStatus('This tree has no operator catalogs.');
+      return;
+    }
+    const cat = cats.find((c) => c.name === want.catalog) || cats[0];
+    ops.catalog = cat;
+    state.catalog = cat.name;
+    $('op-catalog').value = cat.name;
+    state.q = want.q || '';
+    state.view = want.view === 'package' ? 'package' : 'channel';
+    if ($('op-search').value.trim() !== state.q) $('op-search').value = state.q;
+    const names = cat.packages || [];
+    state.package = names.includes(want.package) ? want.package : filterNames(names, state.q)[0] || names[0] || '';
+    const listKey = `${cat.name}\n${state.q}\n${state.package}`;
+    if (listKey !== ops.listKey) {
+      ops.listKey = listKey;
+      renderPackageList(true);
+    }
+    if (!state.package) {
+      ctx.setStatus(`Catalog ${cat.name} has no packages.`);
+      if (ops.cy) ops.cy.elements().remove();
+      ops.graphKey = '';
+      $('op-details').replaceChildren(el('p', { class: 'muted', text: 'No package to show.' }));
+      $('op-graph-note').textContent = '';
+      writeOpURL(push);
+      ctx.rendered();
+      return;
+    }
+    ensureCy();
+    const pPath = packageGraphPath(cat.name, state.package);
+    // A link naming the channel and the installed bundle has their files
+    // requested with the package's rather than after it.
+    if (want.package === state.package && want.channel) {
+      if (state.view === 'channel') load(channelGraphPath(cat.name, state.package, want.channel)).catch(() => {});
+      if (want.installed) load(nextPath(cat.name, state.package, want.channel, want.installed)).catch(() => {});
+    }
+    ctx.setStatus(`Loading ${state.package}…`);
+    const pkgDoc = await load(pPath);
+    const channels = (pkgDoc.channels || []).map((c) => c.name);
+    state.channel = channels.includes(want.channel) ? want.channel : channels.includes(pkgDoc.defaultChannel) ? pkgDoc.defaultChannel : channels[0] || '';
+    const entries = channelEntries(pkgDoc, state.channel);
+    state.installed = entries.includes(want.installed) ? want.installed : '';
+    const gPath = state.view === 'package' ? pPath : channelGraphPath(cat.name, state.package, state.channel);
+    const nPath = state.installed ? nextPath(cat.name, state.package, state.channel, state.installed) : '';
+    const [graphDoc, nextDoc] = await Promise.all([load(gPath), nPath ? load(nPath) : null]);
+    const t1 = performance.now();
+    ops.pkgDoc = pkgDoc;
+    if (ops.graphKey !== gPath || !ops.model) ops.model = opGraph(graphDoc);
+    ops.next = nextDoc ? readNext(nextDoc) : null;
+    writeOpURL(push);
+    const model = ops.model;
+    const where = state.view === 'package' ? `${state.package} (all channels)` : `${state.package} · ${state.channel}`;
+    ctx.setStatus(`${where}: ${countOf(model.nodes.filter((n) => !n.external).length, 'bundle')}, ${countOf(model.edges.length, 'edge')}`);
+    renderOpDetails(entries);
+    const panels = performance.now() - t1;
+    const drawn = await drawGraph(gPath);
+    if (!drawn) return; // superseded
+    ctx.rendered({ opsDocs: t1 - t0, panels });
+  }
+
+  // ---- package list (virtualised) ----------------------------------------------
+
+  // renderPackageList lists the catalog's packages the filter keeps: only
+  // the rows in view (and a few around) are in the DOM, so a catalog of
+  // thousands of packages costs a few dozen buttons. toSelection scrolls
+  // the selected package into view.
+  function renderPackageList(toSelection) {
+    const all = (ops.catalog && ops.catalog.packages) || [];
+    ops.shown = filterNames(all, state.q);
+    $('op-count').textContent = state.q ? `${ops.shown.length} of ${countOf(all.length, 'package')}` : countOf(all.length, 'package');
+    const list = $('op-packages');
+    list.firstElementChild.style.height = `${ops.shown.length * OP_ROW}px`;
+    if (toSelection) {
+      const i = ops.shown.indexOf(state.package);
+      const h = list.clientHeight;
+      if (i >= 0 && (i * OP_ROW < list.scrollTop || (i + 1) * OP_ROW > list.scrollTop + h)) list.scrollTop = Math.max(0, i * OP_ROW - h / 2);
+    }
+    renderRows();
+  }
+
+  function renderRows() {
+    const list = $('op-packages');
+    const { start, end } = visibleRange(list.scrollTop, list.clientHeight || 800, OP_ROW, ops.shown.length);
+    let html = '';
+    for (let i = start; i < end; i++) {
+      const p = ops.shown[i];
+      const cur = p === state.package ? ' aria-current="true"' : '';
+      html += `<button type="button" data-package="${escapeHTML(p)}" style="top:${i * OP_ROW}px"${cur}>${escapeHTML(p)}</button>`;
+    }
+    list.firstElementChild.innerHTML = html;
+  }
+
+  // ---- details -------------------------------------------------------------------
+
+  function versionOf(name) {
+    const i = ops.model ? ops.model.index.get(name) : undefined;
+    const n = i === undefined ? null : ops.model.nodes[i];
+    if (n && n.version) return n.label;
+    const pn = (ops.pkgDoc.nodes || []).find((x) => x.name === name);
+    return pn ? pn.version : name;
+  }
+
+  const viaBadges = (via) => via.map((t) => el('span', { class: `badge edge-${t}`, text: t }));
+  const bundleButton = (name, entries) => (entries.includes(name)
+    ? el('button', { type: 'button', class: 'to', 'data-select-bundle': name, title: `${name}: see its updates`, text: versionOf(name) })
+    : el('span', { class: 'to', title: name, text: versionOf(name) }));
+
+  function renderOpDetails(entries) {
+    const pkg = ops.pkgDoc;
+    const box = $('op-details');
+    const channelItems = (pkg.channels || []).map((c) => {
+      const li = el('li', { 'data-channel': c.name, 'data-head': c.head || '' },
+        el('button', { type: 'button', class: 'channel', 'data-select-channel': c.name, text: c.name }),
+        el('span', { class: 'head', title: c.head, text: `head ${versionOf(c.head)}` }),
+        el('span', { class: 'muted', text: countOf(c.entries, 'entry', 'entries') }),
+        c.name === pkg.defaultChannel ? el('span', { class: 'badge', text: 'default' }) : null,
+        c.deprecated ? el('span', { class: 'badge deprecated', text: 'deprecated' }) : null);
+      if (c.name === state.channel) li.setAttribute('aria-current', 'true');
+      if (c.deprecated) li.append(el('div', { class: 'deprecation', text: c.deprecated }));
+      return li;
+    });
+    const installedOptions = [new Option(entries.length ? `— pick the installed version (${countOf(entries.length, 'entry', 'entries')}) —` : '— no entry —', '')];
+    for (const name of entries) {
+      const n = (pkg.nodes || []).find((x) => x.name === name) || { name };
+      const notes = [];
+      if ((pkg.channels || []).some((c) => c.name === state.channel && c.head === name)) notes.push('head');
+      if (n.deprecated) notes.push('deprecated');
+      const label = `${n.version || name}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+      const o = new Option(label, name);
+      o.title = name;
+      installedOptions.push(o);
+    }
+    const installed = el('select', { id: 'op-installed', 'aria-label': 'Installed version' }, ...installedOptions);
+    installed.value = state.installed;
+    const deps = deprecationsOf(pkg);
+    const skipped = skippedByV0(ops.model);
+    box.replaceChildren(...[
+      el('h2', { id: 'op-package', text: state.package }),
+      pkg.deprecated ? el('p', { id: 'op-package-deprecated', class: 'deprecation', text: `Deprecated: ${pkg.deprecated}` }) : null,
+      el('dl', { class: 'meta' },
+        el('dt', { text: 'Catalog' }), el('dd', { text: state.catalog }),
+        el('dt', { text: 'Default channel' }), el('dd', { text: pkg.defaultChannel || '' }),
+        el('dt', { text: 'Bundles' }), el('dd', { text: String((pkg.nodes || []).length) })),
+      el('h3', { text: `Channels (${(pkg.channels || []).length})` }),
+      el('ul', { id: 'op-channels', class: 'channels' }, ...channelItems),
+      el('h3', { text: `Installed from ${state.channel}` }),
+      installed,
+      renderNext(entries),
+      el('h3', { text: `Deprecations (${deps.length})` }),
+      deps.length ? el('ul', { id: 'op-deprecations', class: 'plain' }, ...deps.map((d) => el('li', { 'data-kind': d.kind, 'data-name': d.name },
+        el('span', { class: 'badge deprecated', text: d.kind }), ' ', el('code', { text: d.name }), el('div', { class: 'deprecation', text: d.message }))))
+        : el('p', { id: 'op-deprecations', class: 'muted', text: 'None.' }),
+      el('h3', { text: `Skipped by OLM v0 ${state.view === 'package' ? 'in every channel listing them' : `in ${state.channel}`} (${skipped.length})` }),
+      skipped.length ? el('ul', { id: 'op-skipped', class: 'plain' }, ...skipped.map((name) => el('li', { 'data-name': name }, el('code', { text: name }))))
+        : el('p', { id: 'op-skipped', class: 'muted', text: 'None: OLM v0 can land on every bundle.' }),
+    ].filter(Boolean));
+  }
+
+  // renderNext shows next/<P>/<CH>/<B>.json of the installed bundle.
+  function renderNext(entries) {
+    const n = ops.next;
+    if (!n) return el('p', { id: 'op-next', class: 'muted', text: 'Pick the version a cluster runs (here or in the graph) to see what OLM v0 and OLM v1 update it to.' });
+    const v0 = n.v0, v1 = n.v1;
+    const v0Box = el('div', { id: 'op-v0', 'data-next': v0.next, 'data-head': v0.head, 'data-reaches-head': String(v0.reachesHead) });
+    if (v0.error) v0Box.append(el('p', { class: 'nopath', text: v0.error }));
+    else if (!v0.next) {
+      v0Box.append(el('p', { class: 'summary', text: n.installed === v0.head ? 'No update: the installed bundle is the channel head.' : `No update: no entry of ${state.channel} has an edge from it; it never reaches the head ${versionOf(v0.head)}.` }));
+    } else {
+      v0Box.append(el('p', { class: 'row' }, el('span', { text: 'Next: ' }), bundleButton(v0.next, entries), ' ', ...viaBadges(v0.nextVia)));
+      v0Box.append(el('p', { class: v0.reachesHead ? 'summary' : 'nopath', text: v0.reachesHead
+        ? `${countOf(v0.path.length, 'hop')} to the head ${versionOf(v0.head)}`
+        : `${countOf(v0.path.length, 'hop')}, then stuck short of the head ${versionOf(v0.head)}` }));
+      v0Box.append(el('ol', { id: 'op-v0-path', class: 'hops' }, ...v0.path.map((h) => el('li', { 'data-name': h.name, 'data-via': h.via.join(',') },
+        bundleButton(h.name, entries), ' ', ...viaBadges(h.via)))));
+    }
+    const v1Box = el('div', { id: 'op-v1', 'data-pick': v1.pick });
+    if (v1.error) v1Box.append(el('p', { class: 'nopath', text: v1.error }));
+    else {
+      v1Box.append(el('p', { class: 'summary', text: !v1.pick ? 'No candidate.' : v1.pickInstalled ? 'Stays on the installed bundle.' : `Picks ${versionOf(v1.pick)}.` }));
+      v1Box.append(el('ol', { id: 'op-v1-candidates', class: 'hops' }, ...v1.candidates.map((c) => {
+        const li = el('li', { 'data-name': c.name, 'data-installed': String(c.installed), 'data-pick': String(c.name === v1.pick) },
+          bundleButton(c.name, entries), ' ',
+          c.name === v1.pick ? el('span', { class: 'badge pick', text: 'pick' }) : null,
+          c.installed ? el('span', { class: 'badge', text: 'installed' }) : null,
+          c.deprecated ? el('span', { class: 'badge deprecated', text: 'deprecated' }) : null,
+          ...viaBadges(c.via));
+        if (c.deprecated) li.append(el('div', { class: 'deprecation', text: c.deprecated }));
+        return li;
+      })));
+    }
+    return el('section', { id: 'op-next' },
+      el('h3', { text: 'OLM v0 (Subscription)' }), v0Box,
+      el('h3', { text: `OLM v1 (ClusterExtension, channel ${state.channel})` }), v1Box,
+      el('details', { class: 'semantics' }, el('summary', { text: 'What these answers assume' }),
+        el('p', { text: v0.semantics }), el('p', { text: v1.semantics })));
+  }
+
+  // ---- graph -----------------------------------------------------------------------
+
+  function ensureCy() {
+    if (!ops.cyReady) ops.cyReady = ctx.cytoscapeLoading.then(setupOpCy, (err) => ctx.setStatus(err.message, true));
+    return ops.cyReady;
+  }
+
+  function setupOpCy() {
+    ops.cy = cytoscape({
+      container: $('op-cy'),
+      elements: [],
+      minZoom: 0.02,
+      maxZoom: 4,
+      boxSelectionEnabled: false,
+      textureOnViewport: true,
+      style: [
+        { selector: 'node', style: {
+          shape: 'round-rectangle', width: 'data(w)', height: 22, label: 'data(label)',
+          'text-valign': 'center', 'text-halign': 'center', 'font-size': 11, color: '#1d2329',
+          'background-color': '#eef2f6', 'border-width': 1, 'border-color': '#9aa7b4', 'min-zoomed-font-size': 6,
+        } },
+        { selector: 'node.head', style: { 'border-width': 4, 'border-style': 'double', 'border-color': '#1d2329' } },
+        { selector: 'node.deprecated', style: { 'background-color': '#fbd9b5' } },
+        { selector: 'node.skipped', style: { 'border-color': '#b00020', 'border-style': 'dashed', 'border-width': 2 } },
+        { selector: 'node.external', style: { 'background-opacity': 0, 'border-style': 'dashed', 'border-color': '#9aa7b4', color: '#5f6b76' } },
+        { selector: 'node.other', style: { opacity: 0.5 } },
+        { selector: 'node.onpath', style: { 'outline-width': 3, 'outline-color': '#0b62d6', 'outline-offset': 2 } },
+        { selector: 'node.pick', style: { 'underlay-color': '#1f8a3b', 'underlay-padding': 7, 'underlay-opacity': 0.45, 'underlay-shape': 'round-rectangle' } },
+        { selector: 'node.installed', style: { 'background-color': '#0b62d6', color: '#fff', 'font-weight': 'bold' } },
+        { selector: 'edge', style: {
+          width: 1.4, 'line-color': '#5f6b76', 'target-arrow-color': '#5f6b76', 'target-arrow-shape': 'triangle',
+          'curve-style': 'unbundled-bezier', 'control-point-distances': 'data(cpd)', 'control-point-weights': 0.5, 'arrow-scale': 0.8,
+        } },
+        { selector: 'edge.skips', style: { 'line-style': 'dashed', 'line-color': '#7a5cff', 'target-arrow-color': '#7a5cff' } },
+        { selector: 'edge.skipRange', style: { 'line-style': 'dotted', width: 1.2, 'line-color': '#c25e00', 'target-arrow-color': '#c25e00', opacity: 0.7 } },
+        { selector: 'edge.other', style: { opacity: 0.2 } },
+        { selector: 'edge.pick', style: { width: 3, 'line-color': '#1f8a3b', 'target-arrow-color': '#1f8a3b', opacity: 1, 'z-index': 9 } },
+        { selector: 'edge.onpath', style: { width: 4, 'line-color': '#0b62d6', 'target-arrow-color': '#0b62d6', opacity: 1, 'z-index': 10 } },
+      ],
+    });
+    if (ctx.timings.cytoscape === undefined) ctx.timings.cytoscape = performance.now();
+    ops.cy.on('tap', 'node', (ev) => {
+      const id = ev.target.id();
+      const i = ops.model.index.get(id);
+      const n = i === undefined ? null : ops.model.nodes[i];
+      if (!n || n.external || id === state.installed) return;
+      const channels = (ops.pkgDoc.nodes || []).find((x) => x.name === id)?.channels || [];
+      if (channels.includes(state.channel)) changeOps({ installed: id });
+      else if (channels.length) changeOps({ channel: channels[0], installed: id });
+    });
+  }
+
+  // show is called when the view becomes visible: cytoscape measured its
+  // container while hidden.
+  function show() {
+    if (ops.cy) {
+      ops.cy.resize();
+      if (ops.cy.elements().length) ops.cy.fit(undefined, 20);
+    }
+  }
+
+  // drawGraph draws the graph at gPath (ops.model): laid out and added
+  // once per graph, then only the classes of the installed bundle, OLM v0's
+  // path and OLM v1's pick change. It returns false when a newer render
+  // superseded it.
+  async function drawGraph(gPath) {
+    const seq = ++drawSeq;
+    await ensureCy();
+    const cy = ops.cy;
+    if (!cy) return true;
+    const model = ops.model;
+    const t0 = performance.now();
+    let fresh = false;
+    if (ops.graphKey !== gPath) {
+      let pos = ops.layouts.get(gPath);
+      if (!pos) {
+        pos = await layOut(model, seq);
+        if (pos === null || seq !== drawSeq) return false;
+        ops.layouts.set(gPath, pos);
+      }
+      ctx.timings.layout = performance.now() - t0;
+      const t1 = performance.now();
+      const nodes = model.nodes.map((n) => {
+        const cls = [];
+        if (n.head) cls.push('head');
+        if (n.deprecated) cls.push('deprecated');
+        if (n.skipped) cls.push('skipped');
+        if (n.external) cls.push('external');
+        const p = pos[n.id] || [0, 0];
+        return { group: 'nodes', data: { id: n.id, label: n.label, w: labelWidth(n.label) }, position: { x: p[0], y: p[1] }, classes: cls.join(' ') };
+      });
+      const cpd = edgeCurves(model, pos, OP_RANK_STEP);
+      const edges = model.edges.map((e, k) => ({ group: 'edges', data: { id: e.id, source: e.from, target: e.to, type: e.type, range: e.range, cpd: cpd[k] }, classes: e.cls }));
+      // Nodes styled before their edges exist (see renderGraph above).
+      cy.batch(() => {
+        cy.elements().remove();
+        cy.add(nodes);
+      });
+      cy.nodes().boundingBox();
+      cy.batch(() => cy.add(edges));
+      const head = state.view === 'package' ? ((ops.pkgDoc.channels || []).find((c) => c.name === state.channel) || {}).head : model.doc.head;
+      fitAround(cy, nodes, state.installed || head);
+      ops.graphKey = gPath;
+      ctx.timings.drawStart = t1;
+      ctx.timings.add = performance.now() - t1;
+      fresh = true;
+    }
+    markSelection(cy, model, fresh);
+    if (!fresh) reveal(cy, state.installed);
+    const counts = edgeCounts(model);
+    $('op-graph-note').textContent = `${countOf(model.edges.length, 'edge')}: ${counts.replaces} replaces, ${counts.skips} skips, ${counts.skipRange} skipRange` +
+      (model.nodes.some((n) => n.external) ? '; dashed grey: named by an edge, not in the catalog' : '');
+    if (fresh) {
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      ctx.timings.draw = performance.now() - ctx.timings.drawStart;
+    }
+    return seq === drawSeq;
+  }
+
+  async function layOut(model, seq) {
+    if (model.nodes.length > OP_LAYOUT_MAX_NODES) return ladderLayout(model, OP_RANK_STEP);
+    const req = {
+      id: `op${seq}`,
+      nodes: model.nodes.map((n) => [n.id, labelWidth(n.label), 22]),
+      edges: layoutEdges(model),
+      rankdir: 'BT', ranksep: OP_RANK_STEP - 22, nodesep: 18,
+    };
+    try {
+      return await ctx.workerLayout(req, () => ladderLayout(model, OP_RANK_STEP));
+    } catch {
+      return ladderLayout(model, OP_RANK_STEP);
+    }
+  }
+
+  // markSelection sets the classes of what depends on the installed
+  // bundle (installed, onpath, pick) and, in the package view, on the
+  // channel (other), touching only the elements whose classes change
+  // (fresh: the elements were just added, none is marked).
+  function markSelection(cy, model, fresh) {
+    const marks = ops.next ? pathEdges(model, ops.next) : { v0: new Set(), v1: new Set(), v0Nodes: [] };
+    const pick = ops.next && ops.next.v1.pick && !ops.next.v1.pickInstalled ? ops.next.v1.pick : '';
+    const want = new Map(); // element id → classes it gets
+    const add = (id, c) => { const l = want.get(id); if (l) l.push(c); else want.set(id, [c]); };
+    if (state.installed) add(state.installed, 'installed');
+    for (const id of marks.v0Nodes) add(id, 'onpath');
+    if (pick) add(pick, 'pick');
+    for (const id of marks.v0) add(id, 'onpath');
+    for (const id of marks.v1) add(id, 'pick');
+    const otherKey = state.view === 'package' ? `${ops.graphKey}\n${state.channel}` : '';
+    const prev = fresh ? new Map() : ops.marked || new Map();
+    cy.batch(() => {
+      for (const id of new Set([...prev.keys(), ...want.keys()])) {
+        const before = prev.get(id) || [], after = want.get(id) || [];
+        const e = cy.getElementById(id);
+        if (e.empty()) continue;
+        for (const c of ['installed', 'onpath', 'pick']) {
+          if (before.includes(c) !== after.includes(c)) e.toggleClass(c, after.includes(c));
+        }
+      }
+      if (fresh || otherKey !== ops.otherKey) {
+        const pkgView = state.view === 'package';
+        cy.nodes().forEach((node) => {
+          const n = model.nodes[model.index.get(node.id())];
+          node.toggleClass('other', pkgView && !n.external && !(n.channels || []).includes(state.channel));
+        });
+        cy.edges().forEach((edge) => {
+          const e = model.edges[Number(edge.id().slice(1))];
+          edge.toggleClass('other', pkgView && !!e.channels && !e.channels.includes(state.channel));
+        });
+        ops.otherKey = otherKey;
+      }
+    });
+    ops.marked = want;
+  }
+
+  // fitAround fits the viewport to the nodes from their known positions and
+  // sizes (cy.fit() would measure every label first), but not below
+  // OP_MIN_FIT_ZOOM, where labels are unreadable: a long channel is then
+  // shown around focus (the installed bundle, else the head).
+  function fitAround(cy, nodes, focus) {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    let at = null;
+    for (const n of nodes) {
+      const { x, y } = n.position, w = n.data.w / 2;
+      x0 = Math.min(x0, x - w); x1 = Math.max(x1, x + w);
+      y0 = Math.min(y0, y - 11); y1 = Math.max(y1, y + 11);
+      if (n.data.id === focus) at = n.position;
+    }
+    if (x0 === Infinity) return;
+    const pad = 20, W = cy.width(), H = cy.height();
+    const zoom = Math.min(1.5, Math.max(cy.minZoom(), Math.min((W - 2 * pad) / (x1 - x0 || 1), (H - 2 * pad) / (y1 - y0 || 1))));
+    if (zoom >= OP_MIN_FIT_ZOOM || !at) {
+      cy.viewport({ zoom, pan: { x: W / 2 - zoom * (x0 + x1) / 2, y: H / 2 - zoom * (y0 + y1) / 2 } });
+      return;
+    }
+    // The focus in the middle, unless that shows space beyond the graph.
+    const centre = (v, lo, hi, half) => (hi - lo <= 2 * half ? (lo + hi) / 2 : Math.min(Math.max(v, lo + half), hi - half));
+    const z = OP_MIN_FIT_ZOOM;
+    const cx = centre(at.x, x0, x1, (W / 2 - pad) / z), cyy = centre(at.y, y0, y1, (H / 2 - pad) / z);
+    cy.viewport({ zoom: z, pan: { x: W / 2 - z * cx, y: H / 2 - z * cyy } });
+  }
+
+  // reveal pans to the bundle id when it is out of view.
+  function reveal(cy, id) {
+    const n = id && cy.getElementById(id);
+    if (!n || n.empty()) return;
+    const p = n.renderedPosition(), W = cy.width(), H = cy.height();
+    if (p.x < 20 || p.y < 20 || p.x > W - 20 || p.y > H - 20) cy.pan({ x: cy.pan().x + W / 2 - p.x, y: cy.pan().y + H / 2 - p.y });
+  }
+
+  return { state, ops, apply: applyOps, show };
 }
 
 start();

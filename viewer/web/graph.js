@@ -1,6 +1,7 @@
 // Pure graph logic of the viewer: SemVer precedence, file names, the
-// channel-graph model and update-path planning. No DOM: the page and the
-// Node tests (test/*.test.js) import this same file.
+// channel-graph model and update-path planning, and for the operators view
+// its URL state, catalog file names and graph model (the second part). No
+// DOM: the page and the Node tests (test/*.test.js) import this same file.
 
 // parseSemver splits a SemVer 2.0 version into its parts, or returns null
 // when it is not one (MAJOR.MINOR.PATCH[-PRE][+BUILD], no leading zeros in
@@ -282,4 +283,370 @@ export function updatesOf(doc, version) {
   recommended.sort((a, b) => compareVersions(b, a));
   const cond = [...conditional].map(([to, risks]) => ({ to, risks })).sort((a, b) => compareVersions(b.to, a.to));
   return { node: nodes[i], recommended, conditional: cond };
+}
+
+// ==== Operators view ===========================================================
+// The pure logic of the operators view (app.js createOperators): the URL
+// state, the file names of a catalog's files (catalog/views.EncodeName),
+// the package list's filter and windowing, the model of a channel or
+// package graph (typed edges, heads, bundles OLM v0 skips, deprecations),
+// the edges the layout follows and how edges bend, and the reading of a
+// next/<P>/<CH>/<B>.json file. The files are described in
+// docs/operators.md; the Node tests are in test/olm.test.js.
+
+// ---- URL state ---------------------------------------------------------------
+
+// The operators view's state in the URL, in this order:
+// ?catalog=C&package=P&channel=CH&installed=B&view=package&q=FILTER.
+export const OP_KEYS = ['catalog', 'package', 'channel', 'installed'];
+
+// isOperatorsURL tells whether a location's query is the operators view's
+// (it names a catalog, a package or an installed bundle; `?catalog=` alone
+// opens the view on the first catalog).
+export function isOperatorsURL(search) {
+  const p = new URLSearchParams(search);
+  return p.has('catalog') || p.has('package') || p.has('installed');
+}
+
+// readOpState reads the operators view's state from a location's query:
+// {catalog, package, channel, installed, view: 'channel'|'package', q}.
+export function readOpState(search) {
+  const p = new URLSearchParams(search);
+  const s = {};
+  for (const k of OP_KEYS) s[k] = p.get(k) || '';
+  s.view = p.get('view') === 'package' ? 'package' : 'channel';
+  s.q = p.get('q') || '';
+  return s;
+}
+
+// opSearch is the query that readOpState reads back as state: `catalog`
+// always (so the query is the operators view's), the other keys when set.
+export function opSearch(state) {
+  const p = new URLSearchParams();
+  p.set('catalog', state.catalog || '');
+  for (const k of OP_KEYS.slice(1)) if (state[k]) p.set(k, state[k]);
+  if (state.view === 'package') p.set('view', 'package');
+  if (state.q) p.set('q', state.q);
+  return `?${p}`;
+}
+
+// ---- file names ---------------------------------------------------------------
+
+// MAX_ENCODED is the longest encoded name; a longer one is "!!" and the
+// hex SHA-256 of the name.
+export const MAX_ENCODED = 200;
+
+// encodeName is catalog/views.EncodeName: the file name (without
+// extension) of a package, channel or bundle name. Over the name's UTF-8
+// bytes: [0-9a-z-] kept, '.' kept but as the first byte, '+' → '_', an
+// upper-case X → '!x', any other byte → '~hh'; longer than MAX_ENCODED
+// once encoded: '!!' and the hex SHA-256 of the name.
+export function encodeName(name) {
+  const bytes = new TextEncoder().encode(name);
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || (c === 0x2e && i > 0)) out += String.fromCharCode(c);
+    else if (c === 0x2b) out += '_';
+    else if (c >= 0x41 && c <= 0x5a) out += '!' + String.fromCharCode(c + 0x20);
+    else out += '~' + c.toString(16).padStart(2, '0');
+  }
+  return out.length > MAX_ENCODED ? '!!' + sha256Hex(bytes) : out;
+}
+
+const K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+// sha256Hex is the lower-case hex SHA-256 of bytes (a Uint8Array), computed
+// synchronously: crypto.subtle is asynchronous and missing outside secure
+// contexts (a mirror served over plain HTTP).
+export function sha256Hex(bytes) {
+  const n = bytes.length;
+  const blocks = Math.ceil((n + 9) / 64);
+  const msg = new Uint8Array(blocks * 64);
+  msg.set(bytes);
+  msg[n] = 0x80;
+  const view = new DataView(msg.buffer);
+  view.setUint32(msg.length - 8, Math.floor(n / 0x20000000));
+  view.setUint32(msg.length - 4, (n * 8) >>> 0);
+  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const w = new Uint32Array(64);
+  const rotr = (x, r) => (x >>> r) | (x << (32 - r));
+  for (let b = 0; b < blocks; b++) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(b * 64 + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, bb, c, d, e, f, g, hh] = h;
+    for (let i = 0; i < 64; i++) {
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c))) >>> 0;
+      hh = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = bb; bb = a; a = (t1 + t2) >>> 0;
+    }
+    h[0] += a; h[1] += bb; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, '0')).join('');
+}
+
+// catalogDir is the directory of catalog c (a DNS-1123 label, its own
+// file name) in the tree.
+export const catalogDir = (c) => `operators/${c}/`;
+
+// packageGraphPath is the cross-channel view of package p of catalog c.
+export const packageGraphPath = (c, p) => `${catalogDir(c)}graph/${encodeName(p)}.json`;
+
+// channelGraphPath is the graph of channel ch of package p.
+export const channelGraphPath = (c, p, ch) => `${catalogDir(c)}graph/${encodeName(p)}/${encodeName(ch)}.json`;
+
+// nextPath is the file of a cluster running bundle b installed from
+// channel ch of package p.
+export const nextPath = (c, p, ch, b) => `${catalogDir(c)}next/${encodeName(p)}/${encodeName(ch)}/${encodeName(b)}.json`;
+
+// ---- package list ---------------------------------------------------------------
+
+// matchesName tells whether name holds every whitespace-separated term of
+// the filter q, ignoring case.
+export function matchesName(name, q) {
+  if (!q) return true;
+  const lower = name.toLowerCase();
+  return q.toLowerCase().split(/\s+/).every((term) => lower.includes(term));
+}
+
+// filterNames returns the names matching q, in their order.
+export function filterNames(names, q) {
+  return q ? names.filter((n) => matchesName(n, q)) : names;
+}
+
+// visibleRange is the rows of a virtualised list of count rows of height
+// row to put in the DOM for a viewport scrolled to scrollTop of height
+// height, overscan rows more on each side: {start, end} (end excluded).
+export function visibleRange(scrollTop, height, row, count, overscan = 8) {
+  if (count <= 0 || row <= 0) return { start: 0, end: 0 };
+  const first = Math.floor(Math.max(0, scrollTop) / row);
+  const last = Math.ceil((Math.max(0, scrollTop) + Math.max(0, height)) / row);
+  const start = Math.min(count, Math.max(0, first - overscan));
+  const end = Math.min(count, Math.max(start, last + overscan));
+  return { start, end };
+}
+
+// ---- graph model ---------------------------------------------------------------
+
+// EDGE_TYPES are the edge types of a catalog's graphs, as drawn and in
+// the legend: replaces (solid), skips (dashed), skipRange (dotted).
+export const EDGE_TYPES = ['replaces', 'skips', 'skipRange'];
+
+// edgeClass is the drawing class of an edge type ('untyped' for a type a
+// newer upgraph may write).
+export function edgeClass(type) {
+  return EDGE_TYPES.includes(type) ? type : 'untyped';
+}
+
+// bundleLabel is what a bundle's node shows: its version (and release),
+// else its name (a bundle outside the graph, known by name only).
+export function bundleLabel(node) {
+  if (!node.version) return node.name;
+  return node.release ? `${node.version} r${node.release}` : node.version;
+}
+
+// EDGE_ID prefixes the index of an edge to make its drawing id, which
+// must differ from every bundle name (the nodes' ids).
+export const EDGE_ID = '\u0001';
+
+// opGraph models a channel graph (graph/P/CH.json) or a package graph
+// (graph/P.json): nodes in the file's order (newest first), then the
+// bundles outside it that an edge names (external: a chain tail's
+// replaces), each {id (the bundle name), label, version, release,
+// deprecated (message), skipped (OLM v0 never lands on it), external,
+// channels (package graph), head}; edges {id (EDGE_ID and its index),
+// from, to, type, cls (edgeClass), range, channels} in the file's order;
+// out and inn: bundle → edge indexes.
+export function opGraph(doc) {
+  const nodes = [];
+  const index = new Map();
+  const heads = new Set(doc.channels ? doc.channels.map((c) => c.head).filter(Boolean) : doc.head ? [doc.head] : []);
+  const add = (n, external) => {
+    index.set(n.name, nodes.length);
+    nodes.push({
+      id: n.name, label: bundleLabel(n), version: n.version || '', release: n.release || '',
+      deprecated: n.deprecated || '', skipped: !!n.skippedByV0, external, channels: n.channels || null,
+      head: heads.has(n.name), image: n.image || '', maxOpenShiftVersion: n.maxOpenShiftVersion || '',
+    });
+  };
+  for (const n of doc.nodes || []) if (!index.has(n.name)) add(n, false);
+  const edges = [];
+  const out = new Map(), inn = new Map();
+  const push = (m, k, v) => { const l = m.get(k); if (l) l.push(v); else m.set(k, [v]); };
+  for (const e of doc.edges || []) {
+    for (const end of [e.from, e.to]) if (!index.has(end)) add({ name: end }, true);
+    const k = edges.length;
+    edges.push({ id: EDGE_ID + k, from: e.from, to: e.to, type: e.type, cls: edgeClass(e.type), range: e.range || '', channels: e.channels || null });
+    push(out, e.from, k);
+    push(inn, e.to, k);
+  }
+  return { doc, nodes, index, edges, out, inn, heads };
+}
+
+// skippedByV0 lists the bundles OLM v0 never moves a cluster to (an entry
+// skips them, or they are off the replaces chain from the head; in a
+// package graph: in every channel listing them), newest first, as the
+// generator marks them (skippedByV0).
+export function skippedByV0(model) {
+  return model.nodes.filter((n) => n.skipped).map((n) => n.id);
+}
+
+// edgeCounts counts a model's edges by drawing class.
+export function edgeCounts(model) {
+  const c = { replaces: 0, skips: 0, skipRange: 0, untyped: 0 };
+  for (const e of model.edges) c[e.cls]++;
+  return c;
+}
+
+// deprecationsOf lists the deprecations a package graph carries: the
+// package's, its channels', its bundles' ({kind, name, message}).
+export function deprecationsOf(pkgDoc) {
+  const out = [];
+  if (pkgDoc.deprecated) out.push({ kind: 'package', name: pkgDoc.package, message: pkgDoc.deprecated });
+  for (const c of pkgDoc.channels || []) if (c.deprecated) out.push({ kind: 'channel', name: c.name, message: c.deprecated });
+  for (const n of pkgDoc.nodes || []) if (n.deprecated) out.push({ kind: 'bundle', name: n.name, message: n.deprecated });
+  return out;
+}
+
+// channelEntries lists the bundles of channel ch in a package graph,
+// newest first (its nodes' order).
+export function channelEntries(pkgDoc, ch) {
+  return (pkgDoc.nodes || []).filter((n) => (n.channels || []).includes(ch)).map((n) => n.name);
+}
+
+// layoutEdges are the edges the layered layout follows: from each bundle,
+// one edge to its lowest successor (version order; ties to the first
+// edge), so the layers follow the update order while the dense
+// skipRange fan-ins (every older entry to the bundle declaring the range)
+// are drawn but do not make the layout quadratic. [[from, to], …].
+export function layoutEdges(model) {
+  const out = [];
+  for (const [from, ks] of model.out) {
+    let best = null;
+    for (const k of ks) {
+      const to = model.edges[k].to;
+      if (to === from) continue;
+      if (best === null || compareVersions(model.nodes[model.index.get(to)].version, model.nodes[model.index.get(best)].version) < 0) best = to;
+    }
+    if (best !== null) out.push([from, best]);
+  }
+  return out;
+}
+
+// ladderLayout places bundles without the layout worker (too large, or it
+// timed out): newest at the top, one row each (step apart), bundles OLM
+// v0 skips and those outside the graph in a second column. {id: [x, y]}.
+export function ladderLayout(model, step = 56) {
+  const order = model.nodes.map((n, i) => i).sort((a, b) => {
+    const na = model.nodes[a], nb = model.nodes[b];
+    if (na.external !== nb.external) return na.external ? 1 : -1;
+    return compareVersions(nb.version, na.version) || a - b;
+  });
+  const pos = {};
+  order.forEach((i, row) => {
+    const n = model.nodes[i];
+    pos[n.id] = [n.skipped || n.external ? 220 : 0, row * step];
+  });
+  return pos;
+}
+
+// edgeCurves bends the edges once the bundles are placed (pos: {id: [x,
+// y]}), so that an edge spanning several rows arcs around the bundles
+// between its ends rather than crossing them, the longer the wider
+// (skips on one side, replaces and skipRange on the other), and edges
+// joining the same two bundles (a replaces and a skipRange) fan out. It
+// returns, per edge index, the distance of its control point from the
+// straight line (cytoscape's control-point-distances, positive on the
+// left of an upward edge), 0 for a straight edge. step is the distance
+// of adjacent rows (the layout's ranks).
+export function edgeCurves(model, pos, step) {
+  const out = new Array(model.edges.length).fill(0);
+  const seen = new Map(); // unordered pair → edges met
+  model.edges.forEach((e, k) => {
+    const a = pos[e.from], b = pos[e.to];
+    if (!a || !b || e.from === e.to) return;
+    const pair = e.from < e.to ? `${e.from}\n${e.to}` : `${e.to}\n${e.from}`;
+    const j = seen.get(pair) || 0;
+    seen.set(pair, j + 1);
+    // Rows apart (not the length: a short diagonal edge between
+    // adjacent rows stays straight, a bend would put its control point in
+    // a bundle).
+    const span = Math.round(Math.abs(b[1] - a[1]) / step);
+    const base = span > 1 ? Math.min(260, 24 + 20 * (span - 1)) : 0;
+    const side = e.cls === 'skips' ? -1 : 1;
+    const fan = j === 0 ? 0 : (j % 2 ? 1 : -1) * 16 * Math.ceil(j / 2);
+    // A downward edge's left is the other side: keep every arc on its
+    // side of the picture.
+    const dir = b[1] > a[1] ? -1 : 1;
+    out[k] = dir * (base ? side * base + side * Math.abs(fan) : fan);
+  });
+  return out;
+}
+
+// ---- next/<P>/<CH>/<B>.json -------------------------------------------------------
+
+const viaTypes = (h) => (h && h.via ? h.via.map((v) => v.type) : []);
+
+// readNext reads a per installed bundle file into what the page shows:
+// {installed, v0: {head, next, path: [{name, version, via}], reachesHead,
+// semantics, error}, v1: {channels, candidates: [{name, version,
+// installed, deprecated, via}], pick, semantics, error}}, names for
+// bundles and type lists for via.
+export function readNext(doc) {
+  const v0 = doc.olmV0 || {};
+  const v1 = doc.olmV1 || {};
+  const hop = (h) => ({ name: h.name, version: h.version || '', via: viaTypes(h) });
+  return {
+    installed: (doc.installed || {}).name || '',
+    v0: {
+      head: v0.head || '', next: v0.next ? v0.next.name : '', nextVia: viaTypes(v0.next),
+      path: (v0.pathToHead || []).map(hop), reachesHead: !!v0.reachesHead,
+      semantics: v0.semantics || '', error: v0.error || '',
+    },
+    v1: {
+      channels: v1.channels || [],
+      candidates: (v1.candidates || []).map((c) => ({ name: c.name, version: c.version || '', installed: !!c.installed, deprecated: c.deprecated || '', via: viaTypes(c) })),
+      pick: v1.pick ? v1.pick.name : '', pickInstalled: !!(v1.pick && v1.pick.installed),
+      semantics: v1.semantics || '', error: v1.error || '',
+    },
+  };
+}
+
+// pathEdges marks, in model, the edges of OLM v0's path from the installed
+// bundle to the head (each hop's edges of the types its via lists, all
+// edges between the pair when it lists none) and the edge of OLM v1's
+// pick: {v0: Set of edge ids, v1: Set of edge ids, v0Nodes: [names]}.
+export function pathEdges(model, next) {
+  const v0 = new Set(), v1 = new Set();
+  const mark = (set, from, to, types) => {
+    for (const k of model.out.get(from) || []) {
+      const e = model.edges[k];
+      if (e.to === to && (!types.length || types.includes(e.type))) set.add(e.id);
+    }
+  };
+  let from = next.installed;
+  const v0Nodes = [];
+  for (const h of next.v0.path) {
+    mark(v0, from, h.name, h.via);
+    v0Nodes.push(h.name);
+    from = h.name;
+  }
+  if (next.v1.pick && !next.v1.pickInstalled) {
+    const c = next.v1.candidates.find((x) => x.name === next.v1.pick);
+    mark(v1, next.installed, next.v1.pick, c ? c.via : []);
+  }
+  return { v0, v1, v0Nodes };
 }

@@ -1,0 +1,120 @@
+package viewer_test
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	catviews "github.com/upgraph/upgraph/catalog/views"
+)
+
+// opPhases are the page's timings (window.upgraphViewer.timings) the
+// operators benchmark reports. Points in time from the start of the
+// navigation: start (the script runs), summary (the list of catalogs is
+// read), cytoscape (set up), drawStart (the elements go to cytoscape, the
+// files being in and laid out), firstRender (drawn and painted).
+// Durations: opsDocs (from the view's start to the package's, channel's
+// and installed bundle's files parsed), panels (the details), layout (in
+// the worker), add (elements given to cytoscape), draw (add and the
+// frames until painted).
+var opPhases = []string{"start", "summary", "cytoscape", "drawStart", "firstRender", "opsDocs", "panels", "layout", "add", "draw"}
+
+// BenchmarkOperatorsFirstRender measures, in headless Chromium, the time
+// from navigation to the first complete render of the operators view
+// (the list of catalogs, the package's graph, the channel's graph and the
+// installed bundle's file read, the layout computed in the worker, the
+// graph drawn and painted) for the largest package of the shared catalog
+// (bundles plus edges of its graph/<P>.json): its default channel, its
+// largest channel with the oldest entry installed (the longest OLM v0
+// path), and all its channels. first-render-ms is the median of the
+// page's own figure; the log has the median and range of every phase.
+// The tree is the shared catalog alone (a few seconds to render).
+func BenchmarkOperatorsFirstRender(b *testing.B) {
+	needSharedCatalog(b)
+	dir := filepath.Join(b.TempDir(), "tree")
+	renderCatalogTree(b, dir, false, loadCatalog(b, "community", sharedCatalog))
+	const catalog = "community"
+	base := catviews.Dir(catalog)
+	var cf catalogFile
+	readJSONFile(b, dir, base+catviews.SummaryFile, &cf)
+	var pkg string
+	var size, bundles, edges int
+	for _, p := range cf.Packages {
+		var g opGraphFile
+		readJSONFile(b, dir, base+catviews.PackageGraphPath(p.Name), &g)
+		if n := len(g.Nodes) + len(g.Edges); n > size {
+			pkg, size, bundles, edges = p.Name, n, len(g.Nodes), len(g.Edges)
+		}
+	}
+	// Its largest channel, and the entry with the longest OLM v0 path.
+	var channel, installed string
+	var chSize, chNodes, chEdges, longest int
+	for _, c := range cf.Packages[slices.IndexFunc(cf.Packages, func(p struct {
+		Name           string `json:"name"`
+		DefaultChannel string `json:"defaultChannel"`
+		Channels       []struct {
+			Name string `json:"name"`
+			Head string `json:"head"`
+		} `json:"channels"`
+	}) bool {
+		return p.Name == pkg
+	})].Channels {
+		var g opGraphFile
+		readJSONFile(b, dir, base+catviews.ChannelGraphPath(pkg, c.Name), &g)
+		if n := len(g.Nodes) + len(g.Edges); n > chSize {
+			channel, chSize, chNodes, chEdges = c.Name, n, len(g.Nodes), len(g.Edges)
+		}
+	}
+	var g opGraphFile
+	readJSONFile(b, dir, base+catviews.ChannelGraphPath(pkg, channel), &g)
+	installed = g.Nodes[len(g.Nodes)-1].Name
+	for _, n := range g.Nodes {
+		var nf opNextFile
+		readJSONFile(b, dir, base+catviews.NextPath(pkg, channel, n.Name), &nf)
+		if len(nf.OlmV0.PathToHead) > longest {
+			installed, longest = n.Name, len(nf.OlmV0.PathToHead)
+		}
+	}
+	b.Logf("largest package: %s, %d bundles, %d edges in graph/%s.json; largest channel %s: %d bundles, %d edges; installed %s (%d OLM v0 hops to the head)",
+		pkg, bundles, edges, pkg, channel, chNodes, chEdges, installed, longest)
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		b.Logf("load average: %s", strings.TrimSpace(string(load)))
+	}
+	origin := serveTree(b, dir)
+	browser := newBrowser(b)
+	for _, bc := range []struct {
+		name  string
+		query url.Values
+	}{
+		{"default-channel", opQuery("catalog", catalog, "package", pkg)},
+		{"largest-channel-installed", opQuery("catalog", catalog, "package", pkg, "channel", channel, "installed", installed)},
+		{"all-channels", opQuery("catalog", catalog, "package", pkg, "view", "package")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := newPage(b, browser, origin)
+			runs := map[string][]float64{}
+			for b.Loop() {
+				p.open(b, bc.query)
+				var tm map[string]float64
+				p.eval(b, `window.upgraphViewer.timings`, &tm)
+				for _, ph := range opPhases {
+					runs[ph] = append(runs[ph], tm[ph])
+				}
+			}
+			b.ReportMetric(median(runs["firstRender"]), "first-render-ms")
+			var sb strings.Builder
+			for _, ph := range opPhases {
+				r := slices.Sorted(slices.Values(runs[ph]))
+				fmt.Fprintf(&sb, " %s %.0f (%.0f–%.0f)", ph, median(r), r[0], r[len(r)-1])
+			}
+			s := p.opState(b)
+			b.Logf("%s: %d runs, median (range) ms:%s", bc.name, len(runs["firstRender"]), sb.String())
+			b.Logf("%s: %d nodes and %d edges drawn; %s", bc.name, len(s.Nodes), len(s.Edges), s.Status)
+			p.screenshot(b, "viewer-operators-large-"+bc.name+".png")
+		})
+	}
+}
