@@ -2,7 +2,6 @@ package main
 
 import (
 	"archive/tar"
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -649,35 +648,17 @@ type freshService struct {
 
 func freshStartService(b *testing.B, dir string, env []string, args ...string) *freshService {
 	b.Helper()
-	cmd := exec.Command(binary, append([]string{"--log-format", "json", "service", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	p := &freshService{cmd: cmd, stderr: &syncbuf.Buffer{}}
-	cmd.Stderr = p.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	_, addr, ok := strings.Cut(strings.TrimSpace(line), " on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		b.Fatalf("service did not start (%v, %q):\n%s", err, line, p.stderr)
-	}
-	p.addr, p.exited = addr, make(chan struct{})
+	lp := startListening(b, dir, env, append([]string{"--log-format", "json", "service", "--listen", "127.0.0.1:0"}, args...)...)
+	p := &freshService{cmd: lp.cmd, addr: lp.addr, stderr: lp.stderr, exited: make(chan struct{})}
 	go func() {
-		io.Copy(io.Discard, stdout) // nothing more is printed, but the pipe is drained
-		p.err = cmd.Wait()
+		p.err = p.cmd.Wait()
 		close(p.exited)
 	}()
 	b.Cleanup(func() {
 		select {
 		case <-p.exited:
 		default:
-			cmd.Process.Kill()
+			p.cmd.Process.Kill()
 			<-p.exited
 		}
 	})
@@ -729,22 +710,7 @@ func (p *freshService) status(b *testing.B, path string) int {
 // metrics is every series of /metrics by name and labels.
 func (p *freshService) metrics(b *testing.B) map[string]float64 {
 	b.Helper()
-	_, body := p.get(b, "/metrics")
-	m := map[string]float64{}
-	for line := range strings.Lines(string(body)) {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
-			m[line[:i]] = v
-		}
-	}
-	return m
+	return readMetrics(p.addr)
 }
 
 // waitFor polls cond every 100 ms until it holds, failing after limit.

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,50 +15,27 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
-	"github.com/upgraph/upgraph/internal/syncbuf"
 )
 
 // serveProc is an `upgraph serve` process.
-type serveProc struct {
-	cmd    *exec.Cmd
-	addr   string // http://127.0.0.1:PORT
-	stderr *syncbuf.Buffer
-}
+type serveProc = listeningProc
 
 // startServeProc runs upgraph serve with args and env in dir, and waits
 // until it says it serves.
 func startServeProc(t *testing.T, dir string, env []string, args ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0", "--poll", "20ms"}, args...)...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	p := &serveProc{cmd: cmd, stderr: &syncbuf.Buffer{}}
-	cmd.Stderr = p.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	_, addr, ok := strings.Cut(strings.TrimSpace(line), " on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("serve did not start (%v, %q):\n%s", err, line, p.stderr)
-	}
-	p.addr = addr
+	p := startListening(t, dir, env, append([]string{"serve", "--listen", "127.0.0.1:0", "--poll", "20ms"}, args...)...)
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
 		}
 	})
 	return p
 }
 
 // stop sends SIGTERM, as a service manager does, and wants a clean exit.
-func (p *serveProc) stop(t *testing.T) {
+func (p *listeningProc) stop(t *testing.T) {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"archive/tar"
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,10 +9,8 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,43 +25,20 @@ import (
 	"github.com/upgraph/upgraph/internal/bundletest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
-	"github.com/upgraph/upgraph/internal/syncbuf"
 )
 
 // serviceProc is upgraph service running as a process.
-type serviceProc struct {
-	cmd    *exec.Cmd
-	addr   string // http://127.0.0.1:PORT
-	stderr *syncbuf.Buffer
-}
+type serviceProc = listeningProc
 
 // startService runs upgraph service with args and env in dir, and waits
 // until it listens.
 func startService(t *testing.T, dir string, env []string, args ...string) *serviceProc {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"service", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	p := &serviceProc{cmd: cmd, stderr: &syncbuf.Buffer{}}
-	cmd.Stderr = p.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	_, addr, ok := strings.Cut(strings.TrimSpace(line), " on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("service did not start (%v, %q):\n%s", err, line, p.stderr)
-	}
-	p.addr = addr
+	p := startListening(t, dir, env, append([]string{"service", "--listen", "127.0.0.1:0"}, args...)...)
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
 		}
 	})
 	return p
@@ -72,7 +46,7 @@ func startService(t *testing.T, dir string, env []string, args ...string) *servi
 
 // get answers GET addr+path: status and body ("" and 0 when the server
 // does not answer).
-func (p *serviceProc) get(t *testing.T, path string) (int, string) {
+func (p *listeningProc) get(t *testing.T, path string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(p.addr + path)
 	if err != nil {
@@ -85,7 +59,7 @@ func (p *serviceProc) get(t *testing.T, path string) (int, string) {
 }
 
 // versions are the versions of the channel's graph for arch.
-func (p *serviceProc) versions(t *testing.T, channel, arch string) []string {
+func (p *listeningProc) versions(t *testing.T, channel, arch string) []string {
 	t.Helper()
 	code, body := p.get(t, "/api/upgrades_info/graph?channel="+channel+"&arch="+arch)
 	if code != http.StatusOK {
@@ -104,23 +78,16 @@ func (p *serviceProc) versions(t *testing.T, channel, arch string) []string {
 }
 
 // metric is the value of one series of /metrics (-1 when absent).
-func (p *serviceProc) metric(t *testing.T, series string) float64 {
+func (p *listeningProc) metric(t *testing.T, series string) float64 {
 	t.Helper()
-	_, body := p.get(t, "/metrics")
-	for line := range strings.Lines(body) {
-		if name, value, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == series {
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			return v
-		}
+	if v, ok := readMetrics(p.addr)[series]; ok {
+		return v
 	}
 	return -1
 }
 
 // refreshes counts the refreshes that ended, whatever their result.
-func (p *serviceProc) refreshes(t *testing.T) float64 {
+func (p *listeningProc) refreshes(t *testing.T) float64 {
 	var n float64
 	for _, r := range []string{refreshGenerated, refreshUnchanged, refreshRefused, refreshFailed} {
 		n += max(0, p.metric(t, `upgraph_refresh_total{result="`+r+`"}`))
@@ -129,7 +96,7 @@ func (p *serviceProc) refreshes(t *testing.T) float64 {
 }
 
 // waitFor polls cond until it holds, failing after a minute.
-func (p *serviceProc) waitFor(t *testing.T, what string, cond func() bool) {
+func (p *listeningProc) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
@@ -145,7 +112,7 @@ func (p *serviceProc) waitFor(t *testing.T, what string, cond func() bool) {
 // may have read the input before it, the next one must see it. That is
 // "within one interval plus the generation time", counted in refreshes
 // rather than seconds.
-func (p *serviceProc) untilNext(t *testing.T, what string, cond func() bool) {
+func (p *listeningProc) untilNext(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	before := p.refreshes(t)
 	p.waitFor(t, what, cond)
