@@ -39,9 +39,10 @@ func (cs *CatalogSet) FBC() ([]File, error) {
 	return files, nil
 }
 
-func (cs *CatalogSet) packageBlobs(ps *PackageSet) ([]byte, error) {
-	entries := map[string]map[string]bool{} // channel → kept entries
-	bundles := map[string]bool{}
+// kept returns the entries ps keeps per channel name (a kept channel
+// has a set, maybe empty) and the bundles it keeps.
+func (ps *PackageSet) kept() (entries map[string]map[string]bool, bundles map[string]bool) {
+	entries, bundles = map[string]map[string]bool{}, map[string]bool{}
 	for _, ch := range ps.Channels {
 		entries[ch.Name] = map[string]bool{}
 		for _, b := range ch.Bundles {
@@ -49,6 +50,11 @@ func (cs *CatalogSet) packageBlobs(ps *PackageSet) ([]byte, error) {
 			bundles[b.Name] = true
 		}
 	}
+	return entries, bundles
+}
+
+func (cs *CatalogSet) packageBlobs(ps *PackageSet) ([]byte, error) {
+	entries, bundles := ps.kept()
 	var out bytes.Buffer
 	for i := range cs.cat.Config.Metas {
 		m := &cs.cat.Config.Metas[i]
@@ -251,15 +257,7 @@ func (cs *CatalogSet) Config() *declcfg.DeclarativeConfig {
 	out := &declcfg.DeclarativeConfig{}
 	src := cs.cat.Config
 	for _, ps := range cs.Packages {
-		entries := map[string]map[string]bool{}
-		bundles := map[string]bool{}
-		for _, ch := range ps.Channels {
-			entries[ch.Name] = map[string]bool{}
-			for _, b := range ch.Bundles {
-				entries[ch.Name][b.Name] = true
-				bundles[b.Name] = true
-			}
-		}
+		entries, bundles := ps.kept()
 		for _, p := range src.Packages {
 			if p.Name == ps.Name {
 				p.DefaultChannel = ps.DefaultChannel

@@ -17,17 +17,22 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
 
+// goldenCase is the mirror set of installs for runtime olm in the catalog
+// dir (a directory of fixtures, or sharedCatalog); name names its golden
+// directory.
+type goldenCase struct {
+	name, dir string
+	olm       upgrade.Runtime
+	installs  []Install
+}
+
 // goldenCases are mirror sets whose output testdata/golden/NAME/ pins:
 // the plan (plan.json), the ImageSetConfiguration, the image list and,
 // for the hand-made catalogs of ../upgrade/testdata/catalogs (README
 // there), the filtered catalog (fbc/). The shared real catalog's filtered
 // catalogs carry whole CSVs and are checked by TestSoundnessSharedCatalog
 // instead.
-var goldenCases = []struct {
-	name, dir string
-	olm       upgrade.Runtime
-	installs  []Install
-}{
+var goldenCases = []goldenCase{
 	// OLM v0 and v1 need different bundles: v1 lands on the entry v0
 	// skips; the deprecation of a dropped bundle and of the dropped
 	// channel go with them.
@@ -70,15 +75,7 @@ func TestGolden(t *testing.T) {
 	var fbcDirs []string
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := tc.dir
-			if dir != sharedCatalog {
-				dir = filepath.Join(fixtures, dir)
-			}
-			cat := loadCatalog(t, filepath.Base(tc.dir), dir)
-			plan, err := Compute([]*Catalog{cat}, tc.installs, tc.olm)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, plan := tc.compute(t)
 			got := map[string][]byte{}
 			// The reference is the directory read: make it stable.
 			for _, cs := range plan.Catalogs {
@@ -132,6 +129,21 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// compute returns the catalog directory tc reads and tc's plan.
+func (tc goldenCase) compute(t *testing.T) (dir string, plan *Plan) {
+	t.Helper()
+	dir = tc.dir
+	if dir != sharedCatalog {
+		dir = filepath.Join(fixtures, dir)
+	}
+	cat := loadCatalog(t, filepath.Base(tc.dir), dir)
+	plan, err := Compute([]*Catalog{cat}, tc.installs, tc.olm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, plan
+}
+
 // checkGoldenDir compares got with the files of dir (go test -update
 // rewrites dir).
 func checkGoldenDir(t *testing.T, dir string, got map[string][]byte) {
@@ -183,15 +195,7 @@ func checkGoldenDir(t *testing.T, dir string, got map[string][]byte) {
 // channel graphs and per-install answers.
 func TestConfigMatchesFBC(t *testing.T) {
 	for _, tc := range goldenCases {
-		dir := tc.dir
-		if dir != sharedCatalog {
-			dir = filepath.Join(fixtures, dir)
-		}
-		cat := loadCatalog(t, filepath.Base(tc.dir), dir)
-		plan, err := Compute([]*Catalog{cat}, tc.installs, tc.olm)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, plan := tc.compute(t)
 		for _, cs := range plan.Catalogs {
 			a, _ := json.Marshal(struct {
 				G, V any

@@ -1,7 +1,6 @@
 package mirrorset
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/catalog/internal/fbctest"
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 )
@@ -24,30 +24,12 @@ const (
 	fixtures      = "../upgrade/testdata/catalogs"
 )
 
-var (
-	loadMu sync.Mutex
-	loaded = map[string]*Catalog{}
-)
-
-// loadCatalog reads the FBC directory dir as catalog name (once per
-// test binary).
+// loadCatalog reads the FBC directory dir as catalog name (read and
+// converted once per test binary).
 func loadCatalog(t testing.TB, name, dir string) *Catalog {
 	t.Helper()
-	loadMu.Lock()
-	defer loadMu.Unlock()
-	if c, ok := loaded[dir]; ok {
-		return c
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("%v (the shared real catalog is cloned beside the repository)", err)
-	}
-	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Catalog{Name: name, Reference: dir, Config: cfg, Model: model.Convert(cfg)}
-	loaded[dir] = c
-	return c
+	cfg, m := fbctest.Load(t, dir)
+	return &Catalog{Name: name, Reference: dir, Config: cfg, Model: m}
 }
 
 // without returns a copy of cs without bundle name (channels and

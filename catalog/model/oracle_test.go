@@ -4,20 +4,15 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/olmoracletest"
 )
 
 // Conformance with operator-registry itself (issue 17, first acceptance
@@ -37,49 +32,14 @@ import (
 // problem with its own wording where opm stops at the first.
 
 const (
-	oracleFixtures  = "../testdata/oracle"
+	oracleFixtures = "../testdata/oracle"
+	// oracleModuleDir is internal/olmoracle, whose binary
+	// olmoracletest.Bin finds or builds (the test fails without it).
 	oracleModuleDir = "../../internal/olmoracle"
-	oracleBinary    = "olmoracle"
-	// oracleEnvVar names an olmoracle binary to use instead of the
-	// installed or cached one.
-	oracleEnvVar = "UPGRAPH_TEST_OLMORACLE"
-)
-
-// Oracle output (internal/olmoracle/main.go).
-type (
-	oracleOutput struct {
-		OperatorRegistry string          `json:"operatorRegistry"`
-		Catalogs         []oracleCatalog `json:"catalogs"`
-	}
-	oracleCatalog struct {
-		Dir              string          `json:"dir"`
-		LoadError        string          `json:"loadError"`
-		Verdict          *oracleVerdict  `json:"verdict"`
-		RenderGraphError string          `json:"renderGraphError"`
-		Packages         []oraclePackage `json:"packages"`
-	}
-	oracleVerdict struct {
-		Valid    bool     `json:"valid"`
-		Error    string   `json:"error"`
-		Messages []string `json:"messages"`
-	}
-	oraclePackage struct {
-		Name             string          `json:"name"`
-		Declared         bool            `json:"declared"`
-		Verdict          oracleVerdict   `json:"verdict"`
-		RenderGraphError string          `json:"renderGraphError"`
-		Channels         []oracleChannel `json:"channels"`
-	}
-	oracleChannel struct {
-		Name      string      `json:"name"`
-		Head      string      `json:"head"`
-		HeadError string      `json:"headError"`
-		Edges     []GraphEdge `json:"edges"`
-	}
 )
 
 func TestOracleConformance(t *testing.T) {
-	bin := findOracle(t)
+	bin := olmoracletest.Bin(t, oracleModuleDir)
 	shared, err := filepath.Abs(sharedCatalog)
 	if err != nil {
 		t.Fatal(err)
@@ -93,19 +53,9 @@ func TestOracleConformance(t *testing.T) {
 		names = append(names, name)
 		dirs = append(dirs, filepath.Join(oracleFixtures, name))
 	}
-	cmd := exec.Command(bin, dirs...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
+	out, err := olmoracletest.Run(bin, dirs)
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, stderr.Bytes())
-	}
-	var out oracleOutput
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
-	if len(out.Catalogs) != len(dirs) {
-		t.Fatalf("oracle answered for %d catalogs, asked %d", len(out.Catalogs), len(dirs))
+		t.Fatal(err)
 	}
 	t.Logf("oracle: operator-registry %s", out.OperatorRegistry)
 	for i, oc := range out.Catalogs {
@@ -157,7 +107,7 @@ func oracleFixtureNames(t *testing.T) []string {
 // compares with the oracle's answer. diffs are disagreements; notes are
 // what the test logs (upstream messages no upgraph error contains,
 // packages render-graph refuses).
-func compareWithOracle(dir string, oc oracleCatalog) (diffs, notes []string) {
+func compareWithOracle(dir string, oc olmoracletest.Catalog) (diffs, notes []string) {
 	diff := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 
@@ -277,15 +227,14 @@ func edgeKey(e GraphEdge) string {
 
 // edgeDiff compares edge sets: lines "- " for upstream's edges upgraph
 // lacks, "+ " for upgraph's extra ones.
-func edgeDiff(where string, upstream, upgraph []GraphEdge) []string {
-	set := func(es []GraphEdge) map[string]bool {
-		m := map[string]bool{}
-		for _, e := range es {
-			m[edgeKey(e)] = true
-		}
-		return m
+func edgeDiff(where string, upstream []olmoracletest.Edge, upgraph []GraphEdge) []string {
+	want, got := map[string]bool{}, map[string]bool{}
+	for _, e := range upstream {
+		want[edgeKey(GraphEdge{From: e.From, To: e.To, Type: EdgeType(e.Type), Range: e.Range})] = true
 	}
-	want, got := set(upstream), set(upgraph)
+	for _, e := range upgraph {
+		got[edgeKey(e)] = true
+	}
 	var lines []string
 	for k := range want {
 		if !got[k] {
@@ -323,107 +272,4 @@ func bulleted(msgs []string) string {
 		return " (no errors)"
 	}
 	return "\n      * " + strings.Join(msgs, "\n      * ")
-}
-
-var (
-	oracleOnce sync.Once
-	oraclePath string
-	oracleErr  error
-)
-
-// findOracle returns an olmoracle binary built from internal/olmoracle's
-// current sources: $UPGRAPH_TEST_OLMORACLE, else the one .ci/deps
-// installs into $(go env GOPATH)/bin when its --version names the
-// sources' digest, else one built here with `go build` into the user
-// cache directory (kept per digest, so it is built once). The oracle is
-// not optional: when none can be had the test fails.
-func findOracle(t *testing.T) string {
-	t.Helper()
-	oracleOnce.Do(func() { oraclePath, oracleErr = lookupOracle(t) })
-	if oracleErr != nil {
-		t.Fatalf("olmoracle: %v; run `bash .ci/deps` (it installs internal/olmoracle)", oracleErr)
-	}
-	return oraclePath
-}
-
-// oracleDigest is what `cat main.go go.mod go.sum | sha256sum | cut
-// -c1-16` prints in internal/olmoracle, and what olmoracle --version
-// names.
-func oracleDigest() (string, error) {
-	h := sha256.New()
-	for _, f := range []string{"main.go", "go.mod", "go.sum"} {
-		b, err := os.ReadFile(filepath.Join(oracleModuleDir, f))
-		if err != nil {
-			return "", err
-		}
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-func oracleVersionOK(bin, digest string) bool {
-	out, err := exec.Command(bin, "--version").Output()
-	return err == nil && strings.HasPrefix(string(out), "olmoracle "+digest+" ")
-}
-
-func lookupOracle(t *testing.T) (string, error) {
-	if p := os.Getenv(oracleEnvVar); p != "" {
-		return p, nil
-	}
-	digest, err := oracleDigest()
-	if err != nil {
-		return "", err
-	}
-	gopath, err := exec.Command("go", "env", "GOPATH").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOPATH: %w", err)
-	}
-	installed := filepath.Join(filepath.SplitList(strings.TrimSpace(string(gopath)))[0], "bin", oracleBinary)
-	if oracleVersionOK(installed, digest) {
-		return installed, nil
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "upgraph-test", "olmoracle")
-	bin := filepath.Join(dir, oracleBinary+"-"+digest)
-	if oracleVersionOK(bin, digest) {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	t.Logf("olmoracle: %s is missing or not built from the current sources (digest %s); building it into %s", installed, digest, bin)
-	tmp, err := os.CreateTemp(dir, oracleBinary+"-build-*")
-	if err != nil {
-		return "", err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	mod, err := filepath.Abs(oracleModuleDir)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command("go", "build", "-o", tmp.Name(), ".")
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build in %s: %v\n%s", mod, err, out)
-	}
-	if err := os.Rename(tmp.Name(), bin); err != nil {
-		return "", err
-	}
-	if !oracleVersionOK(bin, digest) {
-		return "", errors.New("the freshly built olmoracle does not report digest " + digest)
-	}
-	// Builds of older sources are not needed any more (43 MB each).
-	if old, _ := filepath.Glob(filepath.Join(dir, oracleBinary+"-*")); len(old) > 0 {
-		for _, f := range old {
-			if f != bin {
-				_ = os.Remove(f)
-			}
-		}
-	}
-	return bin, nil
 }

@@ -2,17 +2,15 @@ package upgrade
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/catalog/internal/fbctest"
 	"github.com/upgraph/upgraph/catalog/model"
 )
 
@@ -23,28 +21,10 @@ const (
 	fixtures      = "testdata/catalogs"
 )
 
-var (
-	loadMu sync.Mutex
-	loaded = map[string]*model.Catalog{}
-)
-
 // load converts the FBC directory dir (once per test binary).
 func load(t testing.TB, dir string) *model.Catalog {
 	t.Helper()
-	loadMu.Lock()
-	defer loadMu.Unlock()
-	if c, ok := loaded[dir]; ok {
-		return c
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("%v (the shared real catalog is cloned beside the repository)", err)
-	}
-	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := model.Convert(cfg)
-	loaded[dir] = c
+	_, c := fbctest.Load(t, dir)
 	return c
 }
 

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/upgraph/upgraph/internal/dirswap"
 )
 
 // Store receives generations.
@@ -433,7 +435,7 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 		return err
 	}
 	d.store.trace(PhaseFlushing)
-	if err := syncTree(d.tmp); err != nil {
+	if err := dirswap.SyncFS(d.tmp); err != nil {
 		return fmt.Errorf("output: flushing %s: %w", d.tmp, err)
 	}
 	d.store.trace(PhaseSwapping)
@@ -447,7 +449,7 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 		d.store.trace(PhaseDone)
 		return nil
 	}
-	if err := exchange(d.tmp, d.final); err != nil {
+	if err := dirswap.Exchange(d.tmp, d.final, renameSwap); err != nil {
 		return fmt.Errorf("output: swapping in %s: %w", d.final, err)
 	}
 	d.store.trace(PhaseSwapped)

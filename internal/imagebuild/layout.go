@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/upgraph/upgraph/internal/dirswap"
 )
 
 // refNameAnnotation tags a manifest in an OCI layout's index.json; tools
@@ -60,7 +62,7 @@ func WriteLayout(ctx context.Context, dir string, idx v1.ImageIndex, tag string)
 	if err := readable(tmp); err != nil {
 		return fmt.Errorf("layout %s: %w", dir, err)
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := dirswap.SyncFS(tmp); err != nil {
 		return fmt.Errorf("layout %s: flushing %s: %w", dir, tmp, err)
 	}
 	rerr := os.Rename(tmp, dir)
@@ -72,7 +74,7 @@ func WriteLayout(ctx context.Context, dir string, idx v1.ImageIndex, tag string)
 	if _, err := os.Lstat(dir); err != nil {
 		return fmt.Errorf("layout %s: renaming %s into place: %w", dir, tmp, rerr)
 	}
-	if err := exchange(tmp, dir); err != nil {
+	if err := dirswap.Exchange(tmp, dir, renameSwap); err != nil {
 		return fmt.Errorf("layout %s: swapping in %s: %w", dir, tmp, err)
 	}
 	return nil

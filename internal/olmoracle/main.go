@@ -95,7 +95,8 @@ func main() {
 	out := Output{OperatorRegistry: registryVersion(), Catalogs: make([]Catalog, 0, len(args))}
 	for _, dir := range args {
 		if verdictOnly {
-			out.Catalogs = append(out.Catalogs, verdict(dir))
+			c, _ := verdict(dir)
+			out.Catalogs = append(out.Catalogs, c)
 			continue
 		}
 		out.Catalogs = append(out.Catalogs, oracle(dir))
@@ -177,18 +178,10 @@ type Edge struct {
 }
 
 func oracle(dir string) Catalog {
-	out := Catalog{Dir: dir}
-	// One loader goroutine: blobs in walk order, so the results (the
-	// first conversion error, "last channel" effects) do not depend on
-	// scheduling. opm loads files concurrently; within a file the order
-	// is the same.
-	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(dir), declcfg.WithConcurrency(1))
-	if err != nil {
-		out.LoadError = err.Error()
+	out, cfg := verdict(dir)
+	if cfg == nil {
 		return out
 	}
-	v := convert(*cfg)
-	out.Verdict = &v
 	if _, err := renderGraph(*cfg); err != nil {
 		out.RenderGraphError = err.Error()
 	}
@@ -199,17 +192,22 @@ func oracle(dir string) Catalog {
 }
 
 // verdict is oracle without the per-package results and render-graph:
-// the load error, or ConvertToModel's verdict on the whole catalog.
-func verdict(dir string) Catalog {
+// the load error, or ConvertToModel's verdict on the whole catalog and
+// the catalog loaded (nil after a load error).
+func verdict(dir string) (Catalog, *declcfg.DeclarativeConfig) {
 	out := Catalog{Dir: dir}
+	// One loader goroutine: blobs in walk order, so the results (the
+	// first conversion error, "last channel" effects) do not depend on
+	// scheduling. opm loads files concurrently; within a file the order
+	// is the same.
 	cfg, err := declcfg.LoadFS(context.Background(), os.DirFS(dir), declcfg.WithConcurrency(1))
 	if err != nil {
 		out.LoadError = err.Error()
-		return out
+		return out, nil
 	}
 	v := convert(*cfg)
 	out.Verdict = &v
-	return out
+	return out, cfg
 }
 
 // packageNames lists every package name the catalog declares or refers

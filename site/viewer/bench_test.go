@@ -124,19 +124,44 @@ func BenchmarkFirstRender(b *testing.B) {
 	}
 	b.Logf("largest channel: %s/%s, %d releases, %d edges (%d conditional groups), %.1f MB; busiest release %s (%d edges); index.json %.1f MB",
 		arch, channel, nodes, edges, len(doc.ConditionalEdges), float64(st.Size())/1e6, doc.Nodes[busiest].Version, degree[busiest], float64(ix.Size())/1e6)
+	benchFirstRenders(b, dir, phases, []benchCase{
+		{"default", url.Values{"channel": {channel}, "arch": {arch}}},
+		{"busiest-release", url.Values{"channel": {channel}, "arch": {arch}, "from": {doc.Nodes[busiest].Version}}},
+		{"full", url.Values{"channel": {channel}, "arch": {arch}, "view": {"full"}}},
+	}, func(b *testing.B, name string, p *page, runs map[string][]float64, timings string) {
+		b.ReportMetric(median(runs["graphFetch"])+median(runs["graphIndex"]), "graph-load-ms")
+		var s state
+		p.eval(b, readState, &s)
+		var from string
+		p.eval(b, `window.upgraphViewer.summaryFile || 'index.json'`, &from)
+		b.Logf("%s: %d runs, median (range) ms:%s; graphs listed from %s", name, len(runs["firstRender"]), timings, from)
+		b.Logf("%s: %d nodes and %d edges drawn; %s", name, len(s.GraphNodes), len(s.GraphEdges), s.Status)
+		p.screenshot(b, "viewer-large-"+name+".png")
+	})
+}
+
+// benchCase is a page a first-render benchmark opens: the viewer with
+// query.
+type benchCase struct {
+	name  string
+	query url.Values
+}
+
+// benchFirstRenders logs the load average, serves the tree in dir to a
+// headless Chromium and runs a sub-benchmark per case: it opens the
+// case's page once per iteration, collects the page's timings
+// (window.upgraphViewer.timings) of phases per run and reports the median
+// firstRender as first-render-ms; then report reports and logs the rest,
+// given the page, the runs and the median (range) of each phase as text.
+func benchFirstRenders(b *testing.B, dir string, phases []string, cases []benchCase,
+	report func(b *testing.B, name string, p *page, runs map[string][]float64, timings string)) {
+	b.Helper()
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		b.Logf("load average: %s", strings.TrimSpace(string(load)))
 	}
 	origin := serveTree(b, dir)
 	browser := newBrowser(b)
-	for _, bc := range []struct {
-		name  string
-		query url.Values
-	}{
-		{"default", url.Values{"channel": {channel}, "arch": {arch}}},
-		{"busiest-release", url.Values{"channel": {channel}, "arch": {arch}, "from": {doc.Nodes[busiest].Version}}},
-		{"full", url.Values{"channel": {channel}, "arch": {arch}, "view": {"full"}}},
-	} {
+	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			p := newPage(b, browser, origin)
 			runs := map[string][]float64{}
@@ -149,19 +174,12 @@ func BenchmarkFirstRender(b *testing.B) {
 				}
 			}
 			b.ReportMetric(median(runs["firstRender"]), "first-render-ms")
-			b.ReportMetric(median(runs["graphFetch"])+median(runs["graphIndex"]), "graph-load-ms")
 			var sb strings.Builder
 			for _, ph := range phases {
 				r := slices.Sorted(slices.Values(runs[ph]))
 				fmt.Fprintf(&sb, " %s %.0f (%.0f–%.0f)", ph, median(r), r[0], r[len(r)-1])
 			}
-			var s state
-			p.eval(b, readState, &s)
-			var from string
-			p.eval(b, `window.upgraphViewer.summaryFile || 'index.json'`, &from)
-			b.Logf("%s: %d runs, median (range) ms:%s; graphs listed from %s", bc.name, len(runs["firstRender"]), sb.String(), from)
-			b.Logf("%s: %d nodes and %d edges drawn; %s", bc.name, len(s.GraphNodes), len(s.GraphEdges), s.Status)
-			p.screenshot(b, "viewer-large-"+bc.name+".png")
+			report(b, bc.name, p, runs, sb.String())
 		})
 	}
 }

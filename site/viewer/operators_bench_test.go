@@ -1,12 +1,7 @@
 package viewer_test
 
 import (
-	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
@@ -53,16 +48,7 @@ func BenchmarkOperatorsFirstRender(b *testing.B) {
 	// Its largest channel, and the entry with the longest OLM v0 path.
 	var channel, installed string
 	var chSize, chNodes, chEdges, longest int
-	for _, c := range cf.Packages[slices.IndexFunc(cf.Packages, func(p struct {
-		Name           string `json:"name"`
-		DefaultChannel string `json:"defaultChannel"`
-		Channels       []struct {
-			Name string `json:"name"`
-			Head string `json:"head"`
-		} `json:"channels"`
-	}) bool {
-		return p.Name == pkg
-	})].Channels {
+	for _, c := range cf.Packages[cf.find(pkg)].Channels {
 		var g opGraphFile
 		readJSONFile(b, dir, base+catviews.ChannelGraphPath(pkg, c.Name), &g)
 		if n := len(g.Nodes) + len(g.Edges); n > chSize {
@@ -81,40 +67,14 @@ func BenchmarkOperatorsFirstRender(b *testing.B) {
 	}
 	b.Logf("largest package: %s, %d bundles, %d edges in graph/%s.json; largest channel %s: %d bundles, %d edges; installed %s (%d OLM v0 hops to the head)",
 		pkg, bundles, edges, pkg, channel, chNodes, chEdges, installed, longest)
-	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
-		b.Logf("load average: %s", strings.TrimSpace(string(load)))
-	}
-	origin := serveTree(b, dir)
-	browser := newBrowser(b)
-	for _, bc := range []struct {
-		name  string
-		query url.Values
-	}{
+	benchFirstRenders(b, dir, opPhases, []benchCase{
 		{"default-channel", opQuery("catalog", catalog, "package", pkg)},
 		{"largest-channel-installed", opQuery("catalog", catalog, "package", pkg, "channel", channel, "installed", installed)},
 		{"all-channels", opQuery("catalog", catalog, "package", pkg, "view", "package")},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			p := newPage(b, browser, origin)
-			runs := map[string][]float64{}
-			for b.Loop() {
-				p.open(b, bc.query)
-				var tm map[string]float64
-				p.eval(b, `window.upgraphViewer.timings`, &tm)
-				for _, ph := range opPhases {
-					runs[ph] = append(runs[ph], tm[ph])
-				}
-			}
-			b.ReportMetric(median(runs["firstRender"]), "first-render-ms")
-			var sb strings.Builder
-			for _, ph := range opPhases {
-				r := slices.Sorted(slices.Values(runs[ph]))
-				fmt.Fprintf(&sb, " %s %.0f (%.0f–%.0f)", ph, median(r), r[0], r[len(r)-1])
-			}
-			s := p.opState(b)
-			b.Logf("%s: %d runs, median (range) ms:%s", bc.name, len(runs["firstRender"]), sb.String())
-			b.Logf("%s: %d nodes and %d edges drawn; %s", bc.name, len(s.Nodes), len(s.Edges), s.Status)
-			p.screenshot(b, "viewer-operators-large-"+bc.name+".png")
-		})
-	}
+	}, func(b *testing.B, name string, p *page, runs map[string][]float64, timings string) {
+		s := p.opState(b)
+		b.Logf("%s: %d runs, median (range) ms:%s", name, len(runs["firstRender"]), timings)
+		b.Logf("%s: %d nodes and %d edges drawn; %s", name, len(s.Nodes), len(s.Edges), s.Status)
+		p.screenshot(b, "viewer-operators-large-"+name+".png")
+	})
 }

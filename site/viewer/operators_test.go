@@ -169,14 +169,21 @@ type opNextFile struct {
 }
 
 type catalogFile struct {
-	Packages []struct {
-		Name           string `json:"name"`
-		DefaultChannel string `json:"defaultChannel"`
-		Channels       []struct {
-			Name string `json:"name"`
-			Head string `json:"head"`
-		} `json:"channels"`
-	} `json:"packages"`
+	Packages []catalogPackage `json:"packages"`
+}
+
+type catalogPackage struct {
+	Name           string `json:"name"`
+	DefaultChannel string `json:"defaultChannel"`
+	Channels       []struct {
+		Name string `json:"name"`
+		Head string `json:"head"`
+	} `json:"channels"`
+}
+
+// find returns the index of package name in cf.Packages, -1 if none.
+func (cf *catalogFile) find(name string) int {
+	return slices.IndexFunc(cf.Packages, func(p catalogPackage) bool { return p.Name == name })
 }
 
 func readJSONFile(t testing.TB, dir, name string, v any) {
@@ -561,17 +568,7 @@ func checkPackage(t *testing.T, p *page, dir, catalog, pkg string) (states, entr
 	base := catviews.Dir(catalog)
 	var cf catalogFile
 	readJSONFile(t, dir, base+catviews.SummaryFile, &cf)
-	i := slices.IndexFunc(cf.Packages, func(x struct {
-		Name           string `json:"name"`
-		DefaultChannel string `json:"defaultChannel"`
-		Channels       []struct {
-			Name string `json:"name"`
-			Head string `json:"head"`
-		} `json:"channels"`
-	}) bool {
-		return x.Name == pkg
-	})
-	summary := cf.Packages[i]
+	summary := cf.Packages[cf.find(pkg)]
 	var pg opGraphFile
 	readJSONFile(t, dir, base+catviews.PackageGraphPath(pkg), &pg)
 
