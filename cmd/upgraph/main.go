@@ -61,6 +61,7 @@ func newApp() *cli.App {
 			dotCommand(),
 			mirrorTreeCommand(),
 			mirrorSetCommand(),
+			planCommand(),
 			verifyCommand(),
 			publishCommand(),
 			pushCommand(),
