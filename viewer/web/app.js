@@ -8,7 +8,7 @@
 import {
   Graph, channelEntries, channelGraphPath, compareVersions, deprecationsOf, edgeCounts, edgeCurves, filterNames, graphPath,
   isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
-  readNext, readOpState, skippedByV0, updatesOf, versionPath, visibleRange,
+  readNext, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogs, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog,
 } from './graph.js';
 
 /* global cytoscape */
@@ -101,7 +101,7 @@ prefetch(SUMMARY);
 // 404, then the page shows what the tree has). A link to the operators
 // view names a package graph, maybe a channel graph and an installed
 // bundle's file: the same.
-const operatorsLinked = isOperatorsURL(location.search);
+const operatorsLinked = isOperatorsURL(location.search) && !isPlanURL(location.search);
 if (operatorsLinked) {
   const want = readOpState(location.search);
   if (/^[a-z0-9-]+$/.test(want.catalog) && want.package) {
@@ -223,6 +223,13 @@ async function start() {
       if (app.mode !== 'operators') app.operators.apply({ ...app.operators.state }, true);
     });
   }
+  if (hasCatalogs && app.hasReleases) {
+    app.planView = createPlan();
+    $('mode-plan').hidden = false;
+    $('mode-plan').addEventListener('click', () => {
+      if (app.mode !== 'plan') app.planView.apply({ ...app.planView.state }, true);
+    });
+  }
   if (wantsOperators() && !operatorsLinked) {
     try {
       startLayoutWorker();
@@ -265,11 +272,13 @@ async function start() {
 // wantsOperators tells whether the location is the operators view's: it
 // names a catalog, or the tree has catalogs and no release graph.
 function wantsOperators() {
+  if (app.planView && isPlanURL(location.search)) return false;
   return !!app.operators && (isOperatorsURL(location.search) || !app.hasReleases);
 }
 
 // route shows the view and state the location names.
 function route() {
+  if (app.planView && isPlanURL(location.search)) return app.planView.apply(readPlanState(location.search));
   if (wantsOperators()) return app.operators.apply(readOpState(location.search));
   return apply(readURL());
 }
@@ -282,6 +291,8 @@ function setMode(mode) {
   document.body.dataset.mode = mode;
   $('mode-releases').setAttribute('aria-pressed', String(mode === 'releases'));
   $('mode-operators').setAttribute('aria-pressed', String(mode === 'operators'));
+  $('mode-plan').setAttribute('aria-pressed', String(mode === 'plan'));
+  if (mode === 'plan') return;
   if (mode === 'releases') {
     app.cyReady ||= setupCytoscape();
     if (app.cy) app.cy.resize();
@@ -1430,6 +1441,185 @@ function createOperators(ctx) {
   }
 
   return { state, ops, apply: applyOps, show };
+}
+
+// ---- plan view ---------------------------------------------------------------
+
+// createPlan sets up the plan view: a cluster's update path (the releases
+// view's graphs and planPath) with, for each minor it crosses, what every
+// installed operator needs, computed from the tree's catalogs by
+// computePlan (graph.js, mirroring catalog/plan with OLM v0). The plan is
+// exposed as JSON in #plan-out[data-plan] for tests.
+function createPlan() {
+  const state = { arch: '', channel: '', from: '', to: '', eus: false, ops: '', cats: '' };
+  const view = { state, plan: null, graphs: new Map(), catalogs: new Map() };
+  const catalogNames = () => (app.summary.catalogs || []).map((c) => c.name);
+  const loadText = (path) => fetch(path).then((res) => {
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+    return res.text();
+  });
+  const catalog = (name) => {
+    if (!view.catalogs.has(name)) view.catalogs.set(name, new PlanCatalog(name, fetchJSON, loadText));
+    return view.catalogs.get(name);
+  };
+  const graphOf = (arch, channel, meta) => {
+    const key = `${arch}/${channel}`;
+    if (!view.graphs.has(key)) {
+      const p = fetchJSON(meta.path || graphPath(arch, channel)).then((doc) => new Graph(doc));
+      p.catch(() => view.graphs.delete(key));
+      view.graphs.set(key, p);
+    }
+    return view.graphs.get(key);
+  };
+  const changePlan = (patch) => apply({ ...state, ...patch }, true);
+  $('plan-arch').addEventListener('change', () => changePlan({ arch: $('plan-arch').value }));
+  $('plan-channel').addEventListener('change', () => changePlan({ channel: $('plan-channel').value, from: '', to: '' }));
+  $('plan-from').addEventListener('change', () => changePlan({ from: $('plan-from').value }));
+  $('plan-to').addEventListener('change', () => changePlan({ to: $('plan-to').value }));
+  $('plan-eus').addEventListener('change', () => changePlan({ eus: $('plan-eus').checked }));
+  $('plan-catalogs').addEventListener('change', (ev) => {
+    const sel = ev.target.closest('select[data-minor]');
+    if (!sel) return;
+    const map = { ...view.mapping, [sel.dataset.minor]: sel.value };
+    if (!sel.value) delete map[sel.dataset.minor];
+    changePlan({ cats: encodeCatalogMap(map) });
+  });
+  const runOps = () => {
+    const { installs, error } = parseInstalls($('plan-ops').value);
+    if (error) {
+      $('plan-note').textContent = `Operators: ${error}`;
+      return;
+    }
+    $('plan-note').textContent = '';
+    changePlan({ ops: encodeInstalls(installs) });
+  };
+  $('plan-run').addEventListener('click', runOps);
+  $('plan-ops').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) runOps();
+  });
+
+  function apply(want, push = false) {
+    return enqueue(() => applyNow(want, push));
+  }
+
+  async function applyNow(want, push) {
+    setMode('plan');
+    const { arch, channel, graphs, graph } = resolve(want);
+    Object.assign(state, { arch, channel, eus: !!want.eus, ops: want.ops || '', cats: want.cats || '' });
+    fillSelect($('plan-arch'), app.summary.arches || [], arch);
+    fillSelect($('plan-channel'), (app.summary.channels || []).filter((c) => graphs.has(c)), channel);
+    $('plan-eus').checked = state.eus;
+    const out = $('plan-out');
+    if (!graph) {
+      out.replaceChildren(el('p', { class: 'muted', text: 'This tree has no release graph.' }));
+      return;
+    }
+    const g = await graphOf(arch, channel, graph);
+    const versions = sortedVersions(g);
+    state.from = g.index.has(want.from) ? want.from : defaultVersion(g);
+    state.to = g.index.has(want.to) && want.to !== state.from ? want.to : '';
+    fillSelect($('plan-from'), versions, state.from);
+    const targets = versions.filter((v) => v !== state.from);
+    fillSelect($('plan-to'), ['', ...targets], state.to, ['— pick a target —', ...targets]);
+    const installs = decodeInstalls(state.ops);
+    if (!sameInstalls(parseInstalls($('plan-ops').value).installs, installs)) {
+      $('plan-ops').value = installs.map((x) => `- {package: ${x.package}${x.channel ? `, channel: ${x.channel}` : ''}, version: ${x.version}}`).join('\n');
+    }
+    const url = `${location.pathname}${planSearch(state)}`;
+    if (url !== location.pathname + location.search) {
+      if (push) history.pushState(null, '', url);
+      else history.replaceState(null, '', url);
+    }
+    setStatus(`Plan · ${channel} · ${arch}`);
+    await renderPlan(g, installs);
+    rendered();
+  }
+
+  async function renderPlan(g, installs) {
+    const out = $('plan-out');
+    view.plan = null;
+    delete out.dataset.plan;
+    if (!state.to) {
+      view.mapping = {};
+      $('plan-catalogs').replaceChildren();
+      out.replaceChildren(el('p', { class: 'muted', text: 'Pick the release to reach, then list the installed operators.' }));
+      return;
+    }
+    const pp = g.planPath(state.from, state.to);
+    const rel = { from: state.from, to: state.to, channel: state.channel, arch: state.arch, found: pp.found, hops: pp.hops };
+    const { minors } = planCrossings(rel);
+    const names = catalogNames();
+    const mapping = { ...defaultCatalogs(names, minors) };
+    const chosen = decodeCatalogMap(state.cats);
+    for (const m of minors) {
+      const k = `${m.major}.${m.minor}`;
+      if (chosen[k] && names.includes(chosen[k])) mapping[k] = chosen[k];
+    }
+    view.mapping = mapping;
+    $('plan-catalogs').replaceChildren(el('span', { text: 'Catalog of each minor (default: the catalog whose name ends with v<major>-<minor>): ' }),
+      ...minors.map((m) => {
+        const k = `${m.major}.${m.minor}`;
+        const sel = el('select', { 'data-minor': k, 'aria-label': `Catalog of ${k}` });
+        fillSelect(sel, ['', ...names], mapping[k] || '', ['— none —', ...names]);
+        return el('label', { text: `${k} ` }, sel);
+      }));
+    const pathBox = el('div', { id: 'plan-release' });
+    if (!pp.found) pathBox.append(el('p', { class: 'blocked', text: `No update path from ${state.from} to ${state.to} in ${state.channel} (${state.arch}).` }));
+    else {
+      pathBox.append(el('p', { text: `Cluster path: ${plural(pp.hops.length, 'hop')}, ${pp.hops.filter((h) => h.conditional).length} conditional` }),
+        el('ol', {}, ...pp.hops.map((h) => el('li', { 'data-from': h.from, 'data-to': h.to, text: `${h.from} → ${h.to}${h.conditional ? ` (conditional: ${h.risks.join(', ')})` : ''}` }))));
+    }
+    if (!installs.length) {
+      out.replaceChildren(pathBox, el('p', { class: 'muted', text: 'List the installed operators and press Plan.' }));
+      return;
+    }
+    const catalogs = {};
+    for (const [k, v] of Object.entries(mapping)) catalogs[k] = catalog(v);
+    let plan;
+    try {
+      plan = await computePlan({ rel, catalogs, operators: installs, viaEUS: state.eus });
+    } catch (err) {
+      plan = { error: `cannot read the catalogs: ${err.message}` };
+    }
+    view.plan = plan;
+    out.dataset.plan = JSON.stringify(plan);
+    if (plan.error) {
+      out.replaceChildren(pathBox, el('p', { class: 'blocked', id: 'plan-error', text: plan.error }));
+      return;
+    }
+    const head = el('p', { id: 'plan-verdict', class: plan.blocked ? 'blocked' : '',
+      text: `${plan.minors.join(' → ')}: ${plan.blocked ? `BLOCKED (${plural(plan.blockers.length, 'blocker')})` : 'no blocker'}` });
+    out.replaceChildren(head, pathBox, ...plan.hops.map(renderHop));
+  }
+
+  function renderHop(h, i) {
+    const eus = h.eus ? ` · EUS ${h.eus.from} → ${h.eus.to}, step ${h.eus.step}${h.eus.step === 2 ? ' (worker pools paused)' : ''}` : '';
+    const rows = h.operators.map((o) => {
+      const st = o.state === 'update-required' ? `update to ${o.update.to.name} (${o.update.to.version}) first: ${o.update.hops.map((x) => x.to).join(' → ')}`
+        : o.state === 'blocked' ? `blocked${o.otherChannels.length ? `; channel ${o.otherChannels.map((c) => `${c.channel} reaches ${c.to.name}`).join(', ')}` : ''}` : 'compatible';
+      const n = o.next;
+      const nx = n.state === 'reaches-head' ? `reaches the head ${n.route.head}${n.route.hops.length ? ` in ${plural(n.route.hops.length, 'hop')}` : ''}`
+        : n.state === 'stranded' ? `stranded (${n.route.reason || 'stops short of the head'})`
+          : n.state === 'channel-gone' ? `channel gone (has ${n.channels.join(', ')}; default ${n.defaultChannel})` : 'package gone';
+      const max = o.installed.maxOpenShiftVersionError ? 'invalid' : o.installed.maxOpenShiftVersion || '—';
+      return el('tr', { 'data-package': o.package, 'data-state': o.state, 'data-next': n.state },
+        el('td', { text: `${o.package} (${o.channel})` }),
+        el('td', { text: `${o.installed.name} · max ${max}` }),
+        el('td', { class: `st-${o.state}`, text: st, title: o.message }),
+        el('td', { text: `${n.catalog}: ${nx}` }),
+        el('td', { text: o.deprecations.map((d) => `${d.schema}${d.name ? `/${d.name}` : ''}: ${d.message}`).join('; ') || '—' }));
+    });
+    return el('div', { class: 'hop', 'data-hop': `${h.from}-${h.to}` },
+      el('h3', { class: h.blocked ? 'blocked' : '', text: `Hop ${i + 1}: ${h.from} → ${h.to} (${h.releaseFrom} → ${h.releaseTo})${h.blocked ? ': BLOCKED' : ''}${eus}` }),
+      el('p', { class: 'muted', text: `OLM blocks the hop while an installed bundle's olm.maxOpenShiftVersion is below ${h.olmChecks}; updates come from ${h.fromCatalog}, then ${h.toCatalog}.` }),
+      el('table', {}, el('tr', {}, ...['operator', 'installed', `before the hop (${h.fromCatalog})`, 'after the hop', 'deprecations ahead'].map((t) => el('th', { text: t }))), ...rows));
+  }
+
+  return { state, view, apply };
+}
+
+function sameInstalls(a, b) {
+  return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.channel === b[i].channel && x.version === b[i].version);
 }
 
 start();

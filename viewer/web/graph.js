@@ -650,3 +650,543 @@ export function pathEdges(model, next) {
   }
   return { v0, v1, v0Nodes };
 }
+
+// ---- cluster plan (the plan view, mirroring catalog/plan) -----------------
+//
+// Minors, olm.maxOpenShiftVersion blocking with 4.23 ≡ 5.0 (catalog/plan
+// minor.go), the minors a release path crosses, the default mapping of
+// catalogs to minors, the list of installed operators, and computePlan,
+// which plans from the tree's files read through a loader (no DOM).
+
+// parseMinor reads "4.21" or "v4.21" (no leading zeros), or null.
+export function parseMinor(s) {
+  const m = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(s || '');
+  return m ? { major: Number(m[1]), minor: Number(m[2]) } : null;
+}
+export const minorString = (m) => `${m.major}.${m.minor}`;
+export const compareMinors = (a, b) => a.major - b.major || a.minor - b.minor;
+const sameMinor = (a, b) => compareMinors(a, b) === 0;
+// normalizeMinor is OLM's normalizeOCPVersion: 4.23 is 5.0.
+export const normalizeMinor = (m) => (m.major === 4 && m.minor === 23 ? { major: 5, minor: 0 } : m);
+// nextY is OLM's nextY (not normalized).
+export const nextY = (m) => ({ major: m.major, minor: m.minor + 1 });
+// minorBlocks is OLM's rule: max blocks a cluster at minor at when
+// normalize(max) < nextY(normalize(at)).
+export const minorBlocks = (max, at) => compareMinors(normalizeMinor(max), nextY(normalizeMinor(at))) < 0;
+// minorAllows is plan.Allows: OLM's rule at from, and for a hop that
+// skips a minor (4.y → 5.0) max must reach to as well.
+export function minorAllows(max, from, to) {
+  if (minorBlocks(max, from)) return false;
+  const next = normalizeMinor(nextY(normalizeMinor(from)));
+  return !(compareMinors(normalizeMinor(to), next) > 0 && compareMinors(normalizeMinor(max), normalizeMinor(to)) < 0);
+}
+// minorOfRelease is the minor of a release version (4.21.3 → 4.21).
+export function minorOfRelease(v) {
+  const p = parseSemver(v);
+  return p ? { major: Number(p.core[0]), minor: Number(p.core[1]) } : null;
+}
+
+// bundleAllows tells whether an installed bundle ({maxOpenShiftVersion,
+// maxOpenShiftVersionError}) lets the cluster go from minor from to to:
+// an invalid value blocks, no value allows.
+export function bundleAllows(b, from, to) {
+  if (b.maxOpenShiftVersionError) return false;
+  if (!b.maxOpenShiftVersion) return true;
+  const m = parseMinor(b.maxOpenShiftVersion);
+  return !!m && minorAllows(m, from, to);
+}
+
+// firstAllowing is the index of the first hop of a route ([{to: bundle}])
+// whose bundle allows from → to, or -1.
+export function firstAllowing(hops, from, to) {
+  return hops.findIndex((h) => h.to.known !== false && bundleAllows(h.to, from, to));
+}
+
+// planCrossings is the minors a release path ({from, found, hops: [{from,
+// to}]}) crosses: {minors: [minor], crossings: [{from, to, relFrom,
+// relTo}]}, as plan.Minors.
+export function planCrossings(rel) {
+  let m = minorOfRelease(rel.from);
+  if (!m) return { minors: [], crossings: [], error: `release ${rel.from} is not a version` };
+  const minors = [m];
+  const crossings = [];
+  if (!rel.found) return { minors, crossings };
+  for (const h of rel.hops) {
+    const next = minorOfRelease(h.to);
+    if (!next) return { minors, crossings, error: `release ${h.to} is not a version` };
+    if (!sameMinor(next, m)) {
+      crossings.push({ from: m, to: next, relFrom: h.from, relTo: h.to });
+      minors.push(next);
+      m = next;
+    }
+  }
+  return { minors, crossings };
+}
+
+// eusSteps marks the hops of EUS-to-EUS updates (plan's eusSteps).
+export function eusSteps(crossings, viaEUS) {
+  const out = crossings.map(() => null);
+  if (!viaEUS) return out;
+  for (let i = 0; i + 1 < crossings.length; i++) {
+    const a = crossings[i], b = crossings[i + 1], mid = a.to;
+    if (mid.major !== 4 || mid.minor % 2 === 0 || !sameMinor(a.from, { major: 4, minor: mid.minor - 1 }) ||
+      !sameMinor(b.to, { major: 4, minor: mid.minor + 1 })) continue;
+    const e = { from: minorString(a.from), intermediate: minorString(mid), to: minorString(b.to) };
+    out[i] = { ...e, step: 1 };
+    out[i + 1] = { ...e, step: 2 };
+  }
+  return out;
+}
+
+// catalogMinor is the minor a catalog's name ends with, the default
+// mapping of the plan view: "-v4-21" or "v4.21" at the end of the name
+// (ocp-v4-21, redhat-operators-v4-21, v4.21), else null.
+export function catalogMinor(name) {
+  const m = /(?:^|[^0-9A-Za-z])v(0|[1-9]\d*)[-.](0|[1-9]\d*)$/.exec(name || '') || /^v(0|[1-9]\d*)[-.](0|[1-9]\d*)$/.exec(name || '');
+  return m ? { major: Number(m[1]), minor: Number(m[2]) } : null;
+}
+
+// defaultCatalogs maps each minor ("4.21") to the first catalog (in the
+// given order) whose name ends with it.
+export function defaultCatalogs(names, minors) {
+  const out = {};
+  for (const m of minors) {
+    const n = names.find((c) => { const cm = catalogMinor(c); return cm && sameMinor(cm, m); });
+    if (n) out[minorString(m)] = n;
+  }
+  return out;
+}
+
+// encodeCatalogMap and decodeCatalogMap are the URL form of a mapping:
+// "4.22:ocp-v4-22,5.0:ocp-v5-0".
+export const encodeCatalogMap = (map) => Object.keys(map).sort((a, b) => compareMinors(parseMinor(a), parseMinor(b)))
+  .map((k) => `${k}:${map[k]}`).join(',');
+export function decodeCatalogMap(s) {
+  const out = {};
+  for (const part of (s || '').split(',')) {
+    const i = part.indexOf(':');
+    if (i > 0 && parseMinor(part.slice(0, i)) && part.slice(i + 1)) out[minorString(parseMinor(part.slice(0, i)))] = part.slice(i + 1);
+  }
+  return out;
+}
+
+// parseInstalls reads the installed operators as `upgraph plan --operators`
+// does (a YAML or JSON list of {package, channel, version}: JSON, YAML
+// flow or block mappings, comments), or the compact form, one per line or
+// comma-separated: package[/channel]@version. {installs, error}.
+export function parseInstalls(text) {
+  const src = (text || '').trim();
+  if (!src) return { installs: [], error: 'no installed operator listed' };
+  let list;
+  try {
+    if (src.startsWith('[')) list = JSON.parse(src);
+    else if (/^-/m.test(src.replace(/^\s*#.*$/gm, '').trim())) list = parseYAMLList(src);
+    else list = decodeInstalls(src.replace(/\n/g, ','), false);
+  } catch (err) {
+    return { installs: [], error: err.message };
+  }
+  if (!Array.isArray(list) || list.length === 0) return { installs: [], error: 'want a YAML or JSON list of {package, channel, version}' };
+  const installs = [];
+  for (const [i, x] of list.entries()) {
+    if (!x || typeof x !== 'object') return { installs: [], error: `entry ${i + 1}: not a mapping` };
+    for (const k of Object.keys(x)) {
+      if (!['package', 'channel', 'version', 'catalog', 'target'].includes(k)) return { installs: [], error: `entry ${i + 1}: unknown key ${k}` };
+    }
+    if (x.catalog) return { installs: [], error: `operator ${i + 1} (${x.package}): catalog: the plan reads one catalog per minor, leave catalog out` };
+    if (x.target) return { installs: [], error: `operator ${i + 1} (${x.package}): target: the plan chooses the operator updates, leave target out` };
+    if (!x.package) return { installs: [], error: `entry ${i + 1}: no package` };
+    if (x.version === undefined || x.version === '') return { installs: [], error: `entry ${i + 1} (${x.package}): no version` };
+    installs.push({ package: String(x.package), channel: x.channel ? String(x.channel) : '', version: String(x.version) });
+  }
+  return { installs, error: '' };
+}
+
+function yamlScalar(s) {
+  const t = s.trim();
+  if ((t.startsWith('"') && t.endsWith('"') && t.length > 1)) return JSON.parse(t);
+  if (t.startsWith("'") && t.endsWith("'") && t.length > 1) return t.slice(1, -1).replace(/''/g, "'");
+  return t;
+}
+
+function yamlPairs(text, into) {
+  for (const part of text.split(',')) {
+    if (!part.trim()) continue;
+    const i = part.indexOf(':');
+    if (i < 0) throw new Error(`cannot read ${JSON.stringify(part.trim())}: want key: value`);
+    into[part.slice(0, i).trim()] = yamlScalar(part.slice(i + 1));
+  }
+}
+
+// parseYAMLList reads the subset of YAML an operators list is written in:
+// a sequence of flow mappings ({package: a, version: 1.0.0}) or of block
+// mappings of scalars.
+function parseYAMLList(text) {
+  const out = [];
+  let cur = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s+#.*$/, '').replace(/^\s*#.*$/, '');
+    if (!line.trim()) continue;
+    const item = /^(\s*)-\s*(.*)$/.exec(line);
+    let body;
+    if (item) {
+      cur = {};
+      out.push(cur);
+      body = item[2].trim();
+      if (!body) continue;
+    } else {
+      if (!cur) throw new Error(`cannot read ${JSON.stringify(line.trim())}: want a list`);
+      body = line.trim();
+    }
+    if (body.startsWith('{')) {
+      if (!body.endsWith('}')) throw new Error(`cannot read ${JSON.stringify(body)}: unterminated mapping`);
+      yamlPairs(body.slice(1, -1), cur);
+    } else {
+      yamlPairs(body, cur);
+    }
+  }
+  return out;
+}
+
+// encodeInstalls and decodeInstalls are the compact URL form of the list:
+// package[/channel]@version, comma-separated, each part URI-escaped.
+export const encodeInstalls = (list) => list.map((x) =>
+  `${encodeURIComponent(x.package)}${x.channel ? `/${encodeURIComponent(x.channel)}` : ''}@${encodeURIComponent(x.version)}`).join(',');
+export function decodeInstalls(s, strict = true) {
+  const out = [];
+  for (const part of (s || '').split(',')) {
+    const t = part.trim();
+    if (!t) continue;
+    const m = /^([^/@]+)(?:\/([^/@]*))?@([^/@]+)$/.exec(t);
+    if (!m) {
+      if (strict) continue;
+      throw new Error(`cannot read ${JSON.stringify(t)}: want package[/channel]@version`);
+    }
+    const d = decodeURIComponent;
+    out.push({ package: d(m[1]), channel: m[2] ? d(m[2]) : '', version: d(m[3]) });
+  }
+  return out;
+}
+
+// parseTolerant is blang/semver's ParseTolerant: a leading v dropped,
+// missing minor and patch taken as 0; null when it is no version.
+export function parseTolerant(s) {
+  let t = String(s || '').trim().replace(/^v/, '');
+  const m = /^(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)$/.exec(t);
+  if (!m) return null;
+  t = `${Number(m[1])}.${Number(m[2] || 0)}.${Number(m[3] || 0)}${m[4]}`;
+  return parseSemver(t) ? t : null;
+}
+
+// rangeHolds is blang/semver's Range: comparators (>=, <=, >, <, =, ==,
+// !=, or none) separated by spaces all hold, alternatives by ||; an
+// invalid range holds nothing.
+export function rangeHolds(range, version) {
+  const v = parseTolerant(version);
+  if (!v || !range) return false;
+  const alts = String(range).split('||');
+  let valid = true;
+  const ok = alts.some((alt) => {
+    const toks = alt.trim().replace(/(>=|<=|!=|==|>|<|=|!)\s+/g, '$1').split(/\s+/).filter(Boolean);
+    if (!toks.length) { valid = false; return false; }
+    return toks.every((tok) => {
+      const m = /^(>=|<=|!=|==|>|<|=|!)?(.+)$/.exec(tok);
+      const w = parseSemver(m[2]) ? m[2] : null;
+      if (!w) { valid = false; return false; }
+      const c = compareSemver(v, w);
+      switch (m[1]) {
+        case '>=': return c >= 0;
+        case '<=': return c <= 0;
+        case '>': return c > 0;
+        case '<': return c < 0;
+        case '!=': case '!': return c !== 0;
+        default: return c === 0;
+      }
+    });
+  });
+  return valid && ok;
+}
+
+// v0Order is a channel's entries (olm.channel blob) in OLM v0's
+// sortChannel order with skipped entries dropped: from the head along
+// replaces.
+export function v0Order(blob, head) {
+  const byName = new Map((blob.entries || []).map((e) => [e.name, e]));
+  const out = [];
+  const seen = new Set();
+  for (let e = byName.get(head); e && !seen.has(e.name); e = byName.get(e.replaces)) {
+    seen.add(e.name);
+    out.push(e);
+  }
+  return out;
+}
+
+// v0FirstHop is OLM v0's next bundle from an installed bundle ({name,
+// version}) the channel does not list: the first entry of v0Order with
+// replaces or skips naming it, or a skipRange holding its version
+// ({name, via: [types]}), or null.
+export function v0FirstHop(order, inst) {
+  for (const e of order) {
+    const via = [];
+    if (e.replaces === inst.name) via.push('replaces');
+    if ((e.skips || []).includes(inst.name)) via.push('skips');
+    if (e.skipRange && rangeHolds(e.skipRange, inst.version)) via.push('skipRange');
+    if (via.length) return e.name === inst.name ? null : { name: e.name, via };
+  }
+  return null;
+}
+
+const MAX_RULE = 'L-max-ocp-version';
+
+// PlanCatalog reads one catalog of the tree for the plan: its summary,
+// package graphs, next/ files and channel blobs, each once. load(path)
+// resolves to the parsed JSON, or null when the tree lacks the file;
+// loadText(path) to the text, or null.
+export class PlanCatalog {
+  constructor(name, load, loadText) {
+    this.name = name;
+    this.load = load;
+    this.loadText = loadText;
+    this.cache = new Map();
+  }
+  get(path, text = false) {
+    if (!this.cache.has(path)) this.cache.set(path, text ? this.loadText(path) : this.load(path));
+    return this.cache.get(path);
+  }
+  async summary() { return (await this.get(`${catalogDir(this.name)}catalog.json`)) || { packages: [] }; }
+  async hasPackage(p) { return (await this.summary()).packages.some((x) => x.name === p); }
+  async pkg(p) {
+    if (!(await this.hasPackage(p))) return null;
+    return this.get(packageGraphPath(this.name, p));
+  }
+  // bundle is a bundle of package p with its maxOpenShiftVersion or why
+  // it is invalid, or null.
+  async bundle(p, name) {
+    const doc = await this.pkg(p);
+    const n = doc && doc.nodes.find((x) => x.name === name);
+    if (!n) return null;
+    const s = (await this.summary()).packages.find((x) => x.name === p) || {};
+    const bad = (s.warnings || []).concat(s.errors || []).find((w) => w.rule === MAX_RULE && w.bundle === name);
+    return {
+      name: n.name, version: n.version || '', release: n.release || '', channels: n.channels || [], deprecated: n.deprecated || '',
+      maxOpenShiftVersion: n.maxOpenShiftVersion || '', maxOpenShiftVersionError: bad ? bad.message : '',
+    };
+  }
+  async channelBlob(p, ch) {
+    const text = await this.get(`${catalogDir(this.name)}metas/package/${encodeName(p)}/olm.channel.jsonl`, true);
+    for (const line of (text || '').split('\n')) {
+      if (!line.trim()) continue;
+      const b = JSON.parse(line);
+      if (b.name === ch) return b;
+    }
+    return { entries: [] };
+  }
+  // route is the OLM v0 way from an installed bundle ({name, version}) to
+  // the head of channel ch of package p: {head, found, hops: [{from, to:
+  // bundle, via}], reason} (plan's route: the next/ file of the bundle
+  // when the channel lists it, else v0's first hop from it, then that
+  // bundle's next/ file).
+  async route(p, ch, inst) {
+    const doc = await this.pkg(p);
+    const chDoc = doc.channels.find((c) => c.name === ch);
+    const head = chDoc && chDoc.head ? chDoc.head : null;
+    const node = doc.nodes.find((n) => n.name === inst.name);
+    let first = null;
+    let from = inst.name;
+    if (!node || !(node.channels || []).includes(ch)) {
+      const hop = v0FirstHop(v0Order(await this.channelBlob(p, ch), head), inst);
+      if (!hop) return { head, found: false, hops: [], reason: 'stranded' };
+      first = { from: inst.name, to: await this.bundle(p, hop.name), via: hop.via };
+      from = hop.name;
+    }
+    const next = await this.get(nextPath(this.name, p, ch, from));
+    const v0 = (next && next.olmV0) || {};
+    const hops = first ? [first] : [];
+    let prev = from;
+    for (const h of v0.pathToHead || []) {
+      hops.push({ from: prev, to: (await this.bundle(p, h.name)) || { name: h.name, version: h.version || '', known: false }, via: viaTypes(h) });
+      prev = h.name;
+    }
+    const found = inst.name === v0.head || !!v0.reachesHead;
+    return { head: v0.head || head, found, hops, reason: found ? '' : v0.error ? 'channel-invalid' : 'stranded' };
+  }
+  // deprecations are the package's, the channel's (ch '' for none) and
+  // the named bundles' olm.deprecations, as plan's deprecations.
+  async deprecations(p, ch, names) {
+    const doc = await this.pkg(p);
+    const out = [];
+    if (doc.deprecated) out.push({ schema: 'olm.package', message: doc.deprecated });
+    const c = ch && doc.channels.find((x) => x.name === ch);
+    if (c && c.deprecated) out.push({ schema: 'olm.channel', name: ch, message: c.deprecated });
+    const seen = new Set();
+    for (const n of names) {
+      const b = doc.nodes.find((x) => x.name === n);
+      if (b && b.deprecated && !seen.has(n)) {
+        seen.add(n);
+        out.push({ schema: 'olm.bundle', name: n, message: b.deprecated });
+      }
+    }
+    return out;
+  }
+}
+
+const refOf = (b) => ({ name: b.name, version: b.version });
+const bundleOut = (b) => ({ name: b.name, version: b.version, maxOpenShiftVersion: b.maxOpenShiftVersion || '', maxOpenShiftVersionError: b.maxOpenShiftVersionError || '' });
+const hopsOut = (hops) => hops.map((h) => ({ from: h.from, to: h.to.name, via: h.via }));
+
+// computePlan plans the operators along a release path, as
+// catalog/plan.Compute with OLM v0: rel is the path ({from, to, channel,
+// arch, found, hops: [{from, to}]}), catalogs maps each minor ("4.22")
+// to a PlanCatalog, operators are parseInstalls' list. It resolves to the
+// plan ({minors, catalogs, operators, hops, blocked, blockers}), or to
+// {error} when the request cannot be answered (a minor without catalog,
+// an operator the first catalog lacks).
+export async function computePlan({ rel, catalogs, operators, viaEUS }) {
+  const { minors, crossings, error } = planCrossings(rel);
+  if (error) return { error };
+  const missing = minors.map(minorString).filter((m) => !catalogs[m]);
+  if (missing.length) {
+    return { error: `no catalog for ${missing.map((m) => `v${m}`).join(', ')}: the path goes through ${minors.map(minorString).join(' → ')}, and each minor needs the catalog the cluster uses then`, missing };
+  }
+  const plan = {
+    from: rel.from, to: rel.to, channel: rel.channel, arch: rel.arch, viaEUS: !!viaEUS, olm: 'v0',
+    minors: minors.map(minorString), catalogs: minors.map((m) => ({ minor: minorString(m), catalog: catalogs[minorString(m)].name })),
+    operators: [], hops: [], blocked: false, blockers: [],
+  };
+  const first = catalogs[minorString(minors[0])];
+  const states = [];
+  for (const [i, op] of operators.entries()) {
+    const doc = await first.pkg(op.package);
+    if (!doc) return { error: `operator ${i + 1}: the v${minorString(minors[0])} catalog (${first.name}) has no package "${op.package}"` };
+    let node = doc.nodes.find((n) => n.name === op.version);
+    if (!node) {
+      const byVersion = doc.nodes.filter((n) => n.version === op.version || (n.release && `${n.version}-${n.release}` === op.version));
+      if (byVersion.length !== 1) {
+        return { error: byVersion.length ? `operator ${i + 1}: package ${op.package} has ${byVersion.length} bundles of version ${op.version}: name one` : `operator ${i + 1}: package ${op.package} has no bundle named or versioned "${op.version}"` };
+      }
+      node = byVersion[0];
+    }
+    let channel = op.channel;
+    const chans = node.channels || [];
+    if (channel) {
+      if (!doc.channels.some((c) => c.name === channel)) return { error: `operator ${i + 1}: package ${op.package} has no channel "${channel}"` };
+    } else if (chans.includes(doc.defaultChannel)) {
+      channel = doc.defaultChannel;
+    } else if (chans.length === 1) {
+      channel = chans[0];
+    } else {
+      return { error: `operator ${i + 1}: bundle ${node.name} of package ${op.package} is in ${chans.length ? `channels ${chans.join(', ')}` : 'no channel'}, not in the default channel: name the channel` };
+    }
+    const b = await first.bundle(op.package, node.name);
+    states.push({ pkg: op.package, channel, bundle: b });
+    plan.operators.push({ package: op.package, channel, version: op.version, installed: bundleOut(b) });
+  }
+  if (!rel.found) {
+    plan.blocked = true;
+    plan.blockers.push({ message: `no update path from ${rel.from} to ${rel.to} in ${rel.channel} (${rel.arch})` });
+  }
+  const eus = eusSteps(crossings, viaEUS);
+  for (const [i, c] of crossings.entries()) {
+    const cur = catalogs[minorString(c.from)], next = catalogs[minorString(c.to)];
+    const hop = {
+      from: minorString(c.from), to: minorString(c.to), releaseFrom: c.relFrom, releaseTo: c.relTo,
+      olmChecks: minorString(nextY(normalizeMinor(c.from))), fromCatalog: cur.name, toCatalog: next.name,
+      eus: eus[i], blocked: false, operators: [],
+    };
+    for (const s of states) {
+      const oh = await stepOperator(s, c, cur, next);
+      if (oh.state === 'blocked') {
+        hop.blocked = true;
+        plan.blockers.push({ hop: `${hop.from} → ${hop.to}`, package: oh.package, channel: oh.channel, installed: oh.installed, message: oh.message });
+      }
+      hop.operators.push(oh);
+    }
+    plan.blocked ||= hop.blocked;
+    plan.hops.push(hop);
+  }
+  return plan;
+}
+
+// stepOperator is plan's step: what the operator needs in cur before
+// crossing c, and where it stands in next after it; it moves s to the
+// bundle installed after the hop.
+async function stepOperator(s, c, cur, next) {
+  const oh = { package: s.pkg, channel: s.channel, installed: bundleOut(s.bundle), state: '', message: '', update: null, otherChannels: [], next: null, deprecations: [] };
+  const to = minorString(c.to);
+  if (bundleAllows(s.bundle, c.from, c.to)) {
+    oh.state = 'compatible';
+    oh.message = s.bundle.maxOpenShiftVersion ? `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion} allows ${to}` : 'no olm.maxOpenShiftVersion';
+  } else {
+    const why = s.bundle.maxOpenShiftVersionError ? 'invalid olm.maxOpenShiftVersion, which OLM reports as blocking every minor update'
+      : `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM blocks the update to ${to}`;
+    const doc = await cur.pkg(s.pkg);
+    const ch = doc && doc.channels.find((x) => x.name === s.channel);
+    if (!doc) {
+      oh.state = 'blocked';
+      oh.message = `${why}; the ${cur.name} catalog has no package ${s.pkg}, so no update can be installed`;
+    } else if (!ch) {
+      oh.state = 'blocked';
+      oh.message = `${why}; package ${s.pkg} has no channel ${s.channel} in the ${cur.name} catalog, so no update can be installed`;
+    } else {
+      const rt = await cur.route(s.pkg, s.channel, s.bundle);
+      const k = firstAllowing(rt.hops, c.from, c.to);
+      if (k >= 0) {
+        const b = rt.hops[k].to;
+        oh.state = 'update-required';
+        oh.update = { to: bundleOut(b), hops: hopsOut(rt.hops.slice(0, k + 1)) };
+        oh.message = `${why}; update it before the hop to ${b.name}, ${k + 1} hop${k ? 's' : ''} in ${cur.name}`;
+        s.bundle = b;
+      } else {
+        oh.state = 'blocked';
+        oh.path = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops) };
+        oh.message = `${why}; no bundle on its OLM v0 path in channel ${s.channel} of the ${cur.name} catalog allows ${to}`;
+        for (const other of doc.channels) {
+          if (other.name === s.channel) continue;
+          const ort = await cur.route(s.pkg, other.name, s.bundle);
+          const j = firstAllowing(ort.hops, c.from, c.to);
+          if (j >= 0) oh.otherChannels.push({ channel: other.name, to: bundleOut(ort.hops[j].to), hops: hopsOut(ort.hops.slice(0, j + 1)) });
+        }
+      }
+    }
+  }
+  // Into the next minor's catalog.
+  const n = { catalog: next.name, state: '', inChannel: false, route: null };
+  const ndoc = await next.pkg(s.pkg);
+  if (!ndoc) {
+    n.state = 'package-gone';
+  } else if (!ndoc.channels.some((x) => x.name === s.channel)) {
+    n.state = 'channel-gone';
+    n.channels = ndoc.channels.map((x) => x.name);
+    n.defaultChannel = ndoc.defaultChannel;
+    oh.deprecations = await next.deprecations(s.pkg, '', []);
+  } else {
+    const node = ndoc.nodes.find((x) => x.name === s.bundle.name);
+    n.inChannel = !!node && (node.channels || []).includes(s.channel);
+    const rt = await next.route(s.pkg, s.channel, s.bundle);
+    n.route = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops), reason: rt.reason };
+    n.state = rt.found ? 'reaches-head' : 'stranded';
+    oh.deprecations = await next.deprecations(s.pkg, s.channel, [s.bundle.name, ...rt.hops.map((h) => h.to.name)]);
+  }
+  oh.next = n;
+  return oh;
+}
+
+// The plan view's URL state: ?plan&channel=CH&arch=A&from=F&to=T (&eus=1,
+// ops= the compact list, cats= the mapping when not the default). Any
+// query naming plan is the plan view's.
+export const isPlanURL = (search) => new URLSearchParams(search).has('plan');
+export function readPlanState(search) {
+  const p = new URLSearchParams(search);
+  return {
+    arch: p.get('arch') || '', channel: p.get('channel') || '', from: p.get('from') || '', to: p.get('to') || '',
+    eus: p.get('eus') === '1', ops: p.get('ops') || '', cats: p.get('cats') || '',
+  };
+}
+export function planSearch(s) {
+  const p = new URLSearchParams();
+  p.set('plan', '');
+  for (const k of ['channel', 'arch', 'from', 'to']) if (s[k]) p.set(k, s[k]);
+  if (s.eus) p.set('eus', '1');
+  if (s.ops) p.set('ops', s.ops);
+  if (s.cats) p.set('cats', s.cats);
+  return `?${p}`;
+}

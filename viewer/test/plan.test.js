@@ -1,0 +1,145 @@
+// Node unit tests of the plan view's pure logic (graph.js, mirroring
+// catalog/plan): minors, blocking with 4.23 ≡ 5.0, the first allowing
+// bundle on a path, crossings, EUS steps, the default catalog mapping,
+// the operators list and its URL form, skipRange matching, OLM v0's first
+// hop from a bundle a channel lacks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  parseMinor, normalizeMinor, minorBlocks, minorAllows, bundleAllows, firstAllowing, planCrossings, eusSteps,
+  catalogMinor, defaultCatalogs, parseInstalls, encodeInstalls, decodeInstalls, encodeCatalogMap, decodeCatalogMap,
+  rangeHolds, v0Order, v0FirstHop, isPlanURL, readPlanState, planSearch,
+} from '../web/graph.js';
+
+const M = (s) => parseMinor(s);
+
+test('parseMinor', () => {
+  assert.deepEqual(M('4.21'), { major: 4, minor: 21 });
+  assert.deepEqual(M('v5.0'), { major: 5, minor: 0 });
+  for (const bad of ['', '4', '4.', '04.1', '4.01', '4.22.1', 'x.y', 'v']) assert.equal(M(bad), null, bad);
+});
+
+test('normalize: 4.23 is 5.0, nothing else moves', () => {
+  assert.deepEqual(normalizeMinor(M('4.23')), M('5.0'));
+  for (const s of ['4.22', '5.0', '4.24', '5.1', '3.23']) assert.deepEqual(normalizeMinor(M(s)), M(s), s);
+});
+
+// The table of catalog/plan's minor_test (Blocks: at 4.22, 4.22 blocks,
+// 4.23 and 5.0 do not; at 5.0, 4.23 blocks).
+test('minorBlocks', () => {
+  const cases = [
+    ['4.21', '4.21', true], ['4.22', '4.21', false], ['4.21', '4.20', false], ['4.20', '4.20', true],
+    ['4.22', '4.22', true], ['4.23', '4.22', false], ['5.0', '4.22', false], ['5.1', '4.22', false],
+    ['4.23', '5.0', true], ['5.0', '5.0', true], ['5.1', '5.0', false], ['4.24', '5.0', true],
+  ];
+  for (const [max, at, want] of cases) assert.equal(minorBlocks(M(max), M(at)), want, `max ${max} at ${at}`);
+});
+
+test('minorAllows: a hop that skips a minor needs max to reach it', () => {
+  assert.equal(minorAllows(M('4.23'), M('4.22'), M('5.0')), true);
+  assert.equal(minorAllows(M('5.0'), M('4.22'), M('5.0')), true);
+  assert.equal(minorAllows(M('4.22'), M('4.22'), M('5.0')), false);
+  assert.equal(minorAllows(M('4.21'), M('4.20'), M('4.21')), true);
+  assert.equal(minorAllows(M('4.21'), M('4.21'), M('4.22')), false);
+  // 4.21 → 5.0 skips 4.22 (4.23): 4.22 passes OLM's check at 4.21 but
+  // does not reach 5.0.
+  assert.equal(minorAllows(M('4.22'), M('4.21'), M('5.0')), false);
+  assert.equal(minorAllows(M('5.0'), M('4.21'), M('5.0')), true);
+});
+
+test('bundleAllows: no value allows, an invalid one blocks', () => {
+  assert.equal(bundleAllows({}, M('4.22'), M('5.0')), true);
+  assert.equal(bundleAllows({ maxOpenShiftVersionError: 'bad' }, M('4.22'), M('5.0')), false);
+  assert.equal(bundleAllows({ maxOpenShiftVersion: '4.22' }, M('4.22'), M('5.0')), false);
+  assert.equal(bundleAllows({ maxOpenShiftVersion: '4.23' }, M('4.22'), M('5.0')), true);
+});
+
+test('firstAllowing: the first bundle on the path that allows the hop', () => {
+  const hops = [
+    { to: { name: 'a.v1.1.0', maxOpenShiftVersion: '4.22' } },
+    { to: { name: 'a.v1.2.0', maxOpenShiftVersion: '4.23' } },
+    { to: { name: 'a.v1.3.0' } },
+  ];
+  assert.equal(firstAllowing(hops, M('4.22'), M('5.0')), 1);
+  assert.equal(firstAllowing(hops, M('4.21'), M('4.22')), 0);
+  assert.equal(firstAllowing(hops.slice(0, 1), M('4.22'), M('5.0')), -1);
+  assert.equal(firstAllowing([{ to: { name: 'x', known: false } }, hops[2]], M('4.22'), M('5.0')), 1);
+  assert.equal(firstAllowing([], M('4.22'), M('5.0')), -1);
+});
+
+test('planCrossings and eusSteps', () => {
+  const rel = { from: '4.20.0', found: true, hops: [{ from: '4.20.0', to: '4.20.1' }, { from: '4.20.1', to: '4.21.0' }, { from: '4.21.0', to: '4.22.0' }, { from: '4.22.0', to: '5.0.0' }] };
+  const { minors, crossings } = planCrossings(rel);
+  assert.deepEqual(minors.map((m) => `${m.major}.${m.minor}`), ['4.20', '4.21', '4.22', '5.0']);
+  assert.deepEqual(crossings.map((c) => `${c.relFrom}>${c.relTo}`), ['4.20.1>4.21.0', '4.21.0>4.22.0', '4.22.0>5.0.0']);
+  assert.deepEqual(eusSteps(crossings, false), [null, null, null]);
+  const e = eusSteps(crossings, true);
+  assert.deepEqual(e[0], { from: '4.20', intermediate: '4.21', to: '4.22', step: 1 });
+  assert.equal(e[1].step, 2);
+  assert.equal(e[2], null);
+  assert.deepEqual(planCrossings({ from: '4.22.1', found: false, hops: [] }).crossings, []);
+});
+
+test('catalog mapping by name', () => {
+  assert.deepEqual(catalogMinor('ocp-v4-21'), M('4.21'));
+  assert.deepEqual(catalogMinor('redhat-operators-v5-0'), M('5.0'));
+  assert.deepEqual(catalogMinor('v4.21'), M('4.21'));
+  for (const n of ['community', 'ocp-4-21', 'ocp-v4', 'xv4-21']) assert.equal(catalogMinor(n), null, n);
+  assert.deepEqual(defaultCatalogs(['community', 'ocp-v4-22', 'ocp-v5-0', 'other-v4-22'], [M('4.22'), M('5.0'), M('4.23')]),
+    { '4.22': 'ocp-v4-22', '5.0': 'ocp-v5-0' });
+  const map = { '5.0': 'b', '4.22': 'a' };
+  assert.equal(encodeCatalogMap(map), '4.22:a,5.0:b');
+  assert.deepEqual(decodeCatalogMap('4.22:a,5.0:b,bad,x:y'), map);
+});
+
+test('parseInstalls reads what upgraph plan --operators reads', () => {
+  const want = [{ package: 'a', channel: 'stable', version: '1.0.0' }, { package: 'b', channel: '', version: 'b.v0.1.0' }];
+  const forms = [
+    '# comment\n- {package: a, channel: stable, version: 1.0.0}\n- {package: b, version: b.v0.1.0}  # trailing\n',
+    '- package: a\n  channel: "stable"\n  version: 1.0.0\n- package: b\n  version: \'b.v0.1.0\'\n',
+    '[{"package":"a","channel":"stable","version":"1.0.0"},{"package":"b","version":"b.v0.1.0"}]',
+    'a/stable@1.0.0\nb@b.v0.1.0',
+  ];
+  for (const f of forms) assert.deepEqual(parseInstalls(f), { installs: want, error: '' }, f);
+  assert.match(parseInstalls('').error, /no installed operator/);
+  assert.match(parseInstalls('- {package: a}').error, /no version/);
+  assert.match(parseInstalls('- {package: a, version: 1, catalog: c}').error, /catalog/);
+  assert.match(parseInstalls('- {package: a, version: 1, target: x}').error, /target/);
+  assert.match(parseInstalls('- {package: a, version: 1, colour: x}').error, /unknown key/);
+  const odd = [{ package: 'p,@/', channel: 'ch@x', version: '1.0.0+b/c' }];
+  assert.deepEqual(decodeInstalls(encodeInstalls([...want, ...odd])), [...want, ...odd]);
+});
+
+test('plan URL state round trip', () => {
+  const s = { arch: 'amd64', channel: 'eus-4.22', from: '4.20.0', to: '4.22.0', eus: true, ops: 'a@1.0.0', cats: '4.21:x' };
+  const q = planSearch(s);
+  assert.ok(isPlanURL(q));
+  assert.ok(!isPlanURL('?channel=x'));
+  assert.deepEqual(readPlanState(q), s);
+});
+
+test('rangeHolds is blang/semver ranges on ParseTolerant versions', () => {
+  assert.equal(rangeHolds('>=2.0.0 <3.0.0', '2.0.0'), true);
+  assert.equal(rangeHolds('>=2.0.0 <3.0.0', '3.0.0'), false);
+  assert.equal(rangeHolds('>= 2.0.0 < 3.0.0', 'v2.5'), true);
+  assert.equal(rangeHolds('<1.0.0 || >=2.0.0', '0.9.0'), true);
+  assert.equal(rangeHolds('<1.0.0 || >=2.0.0', '1.5.0'), false);
+  assert.equal(rangeHolds('>=1.0.0 <2.0.0', '1.5.0-rc.1'), true);
+  assert.equal(rangeHolds('nonsense', '1.0.0'), false);
+  assert.equal(rangeHolds('>=1.0.0', 'not-a-version'), false);
+});
+
+test('v0FirstHop: OLM v0 from a bundle the channel lacks', () => {
+  const blob = { entries: [
+    { name: 'x.v1.0.0' },
+    { name: 'x.v1.1.0', replaces: 'x.v1.0.0', skipRange: '>=0.9.0 <1.1.0' },
+    { name: 'x.v1.2.0', replaces: 'x.v1.1.0', skips: ['x.v0.8.0'] },
+    { name: 'x.v1.3.0', replaces: 'x.v1.2.0', skipRange: '>=0.5.0 <1.3.0' },
+  ] };
+  const order = v0Order(blob, 'x.v1.3.0');
+  assert.deepEqual(order.map((e) => e.name), ['x.v1.3.0', 'x.v1.2.0', 'x.v1.1.0', 'x.v1.0.0']);
+  // head first: the head's skipRange holds 0.9.5.
+  assert.deepEqual(v0FirstHop(order, { name: 'x.v0.9.5', version: '0.9.5' }), { name: 'x.v1.3.0', via: ['skipRange'] });
+  assert.deepEqual(v0FirstHop(v0Order(blob, 'x.v1.2.0'), { name: 'x.v0.8.0', version: '0.8.0' }), { name: 'x.v1.2.0', via: ['skips'] });
+  assert.equal(v0FirstHop(order, { name: 'y.v9.0.0', version: '9.0.0' }), null);
+});
