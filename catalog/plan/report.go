@@ -1,28 +1,19 @@
 package plan
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // WriteJSON writes the plan as indented JSON, ending in a newline (as
 // the path reports).
 func (p *Plan) WriteJSON(w io.Writer) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return jsonw.WriteIndented(w, p)
 }
 
 // WriteText writes the plan for people: a summary, the cluster path, one

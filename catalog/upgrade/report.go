@@ -1,25 +1,17 @@
 package upgrade
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // WriteJSON writes the report as indented JSON, ending in a newline (as
 // the release path's report).
 func (r *Report) WriteJSON(w io.Writer) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return jsonw.WriteIndented(w, r)
 }
 
 func refText(r Ref) string {

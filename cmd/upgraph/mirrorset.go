@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/policy"
 	ver "github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // Files mirror-set writes under --out.
@@ -186,7 +186,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 			rep.Files = append(rep.Files, f.Path)
 		}
 		rep.Files = append(rep.Files, mirrorSetReportFile)
-		report, err := encodeIndented(rep)
+		report, err := jsonw.Indented(rep)
 		if err != nil {
 			return false, err
 		}
@@ -196,7 +196,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		}
 	}
 	if c.String("format") == "json" {
-		data, err := encodeIndented(rep)
+		data, err := jsonw.Indented(rep)
 		if err != nil {
 			return false, err
 		}
@@ -366,17 +366,6 @@ func writeMirrorSet(out string, files []mirrorset.File) error {
 		return err
 	}
 	return os.Rename(tmp, out)
-}
-
-func encodeIndented(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 // writeMirrorSetText prints the plan for people.

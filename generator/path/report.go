@@ -1,14 +1,14 @@
 package path
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // Request is what `upgraph path` asks.
@@ -105,15 +105,7 @@ func plan(g *Graph, graphs []*Graph, channels []string, r Request) (*Report, err
 
 // WriteJSON writes the report as indented JSON, ending in a newline.
 func (r *Report) WriteJSON(w io.Writer) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return jsonw.WriteIndented(w, r)
 }
 
 // WriteText writes the report for people: a summary line, then one line

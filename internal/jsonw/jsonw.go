@@ -8,6 +8,7 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
 	"strconv"
 )
@@ -112,4 +113,28 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// Indented encodes v as reports for people and scripts are written
+// (upgraph path, plan, mirror-set --format json): indented by two
+// spaces, no HTML escaping, one trailing newline.
+func Indented(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteIndented writes Indented(v) to w, nothing when v does not encode.
+func WriteIndented(w io.Writer, v any) error {
+	data, err := Indented(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }
