@@ -1,6 +1,7 @@
 package viewer_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,12 +142,21 @@ type cmpOperatorHop struct {
 }
 
 type cmpPlan struct {
-	Error     string   `json:"error"`
-	From      string   `json:"from"`
-	To        string   `json:"to"`
-	Channel   string   `json:"channel"`
-	Arch      string   `json:"arch"`
-	ViaEUS    bool     `json:"viaEUS"`
+	Error   string `json:"error"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Channel string `json:"channel"`
+	Arch    string `json:"arch"`
+	ViaEUS  bool   `json:"viaEUS"`
+	OLM     string `json:"olm"`
+	Release struct {
+		Found    bool     `json:"found"`
+		Channels []string `json:"channels"`
+		Hops     []struct {
+			From string `json:"from"`
+			To   string `json:"to"`
+		} `json:"hops"`
+	} `json:"release"`
 	Minors    []string `json:"minors"`
 	Operators []struct {
 		Package   string    `json:"package"`
@@ -198,32 +208,53 @@ func (p *cmpPlan) normalize() {
 	}
 }
 
-var planViewCases = []struct {
+type planViewCase struct {
 	name, channel, from, to, operators string
 	eus                                bool
 	minors                             []string
-	typed                              bool // entered in the textarea rather than linked
-}{
-	{"major", "candidate-5.0", "4.22.0", "5.0.1", "operators-major.yaml", false, []string{"4.22", "5.0"}, false},
-	{"eus", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, true},
+	typed                              bool   // entered in the textarea rather than linked
+	olm                                string // "" for v0
+	// dirs: the CLI reads the catalogs from the fixtures' directories
+	// (the tree's were generated from them): a catalog of the tree
+	// lacking a package is refused with --source, one of a directory is
+	// not (the package is gone there).
+	dirs bool
+}
+
+var planViewCases = []planViewCase{
+	{"major", "candidate-5.0", "4.22.0", "5.0.1", "operators-major.yaml", false, []string{"4.22", "5.0"}, false, "", false},
+	{"eus", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, true, "", false},
+}
+
+// planViewMoreCases are the other golden cases of cmd/upgraph/plan_test.go,
+// linked: OLM v1, --via-eus searching eus-4.22 with candidate-5.0, and no
+// path at all.
+var planViewMoreCases = []planViewCase{
+	{"eus-v1", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, false, "v1", false},
+	{"through", "candidate-5.0", "4.20.1", "5.0.1", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22", "5.0"}, false, "", true},
+	// The CLI needs the catalogs of the minors of --from and --to even
+	// without a path (v4.21 is noted as not read).
+	{"no-path", "stable-4.22", "4.22.1", "4.21.0", "operators-major.yaml", false, []string{"4.21", "4.22"}, false, "", false},
 }
 
 // cliPlan runs upgraph plan on the tree with its catalogs.
-func cliPlan(t *testing.T, bin, tree string, c struct {
-	name, channel, from, to, operators string
-	eus                                bool
-	minors                             []string
-	typed                              bool
-}) (cmpPlan, []byte) {
+func cliPlan(t *testing.T, bin, tree string, c planViewCase) (cmpPlan, []byte) {
 	t.Helper()
 	var cats []string
 	for _, m := range c.minors {
-		cats = append(cats, "v"+m+"=ocp-v"+strings.ReplaceAll(m, ".", "-"))
+		src := "ocp-v" + strings.ReplaceAll(m, ".", "-")
+		if c.dirs {
+			src = "dir:" + filepath.Join(planFixtures, "catalogs", "v"+m)
+		}
+		cats = append(cats, "v"+m+"="+src)
 	}
 	args := []string{"plan", "--source", tree, "--channel", c.channel, "--from", c.from, "--to", c.to,
 		"--operators", filepath.Join(planFixtures, c.operators), "--catalogs", strings.Join(cats, ","), "--format", "json"}
 	if c.eus {
 		args = append(args, "--via-eus")
+	}
+	if c.olm != "" {
+		args = append(args, "--olm", c.olm)
 	}
 	out, err := exec.Command(bin, args...).Output()
 	var ee *exec.ExitError
@@ -370,6 +401,42 @@ func TestPlanView(t *testing.T) {
 		if o.Package == "free-op" && o.Next.State != "reaches-head" {
 			t.Errorf("with 5.0 → ocp-v4-22, free-op's next state is %s, want reaches-head (its channel is there)", o.Next.State)
 		}
+	}
+
+	for _, c := range planViewMoreCases {
+		want, wantRaw := cliPlan(t, bin, tree, c)
+		if want.Release.Found && len(want.Hops) != len(c.minors)-1 || !want.Release.Found && (len(want.Hops) != 0 || !want.Blocked) {
+			t.Fatalf("%s: upgraph plan has %d hops (path found: %v, blocked: %v), want %d", c.name, len(want.Hops), want.Release.Found, want.Blocked, len(c.minors)-1)
+		}
+		q := url.Values{"plan": {""}, "arch": {"amd64"}, "channel": {c.channel}, "from": {c.from}, "to": {c.to}}
+		if c.eus {
+			q.Set("eus", "1")
+		}
+		if c.olm != "" {
+			q.Set("olm", c.olm)
+		}
+		data, err := os.ReadFile(filepath.Join(planFixtures, c.operators))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Set("ops", compactOps(t, string(data)))
+		p.open(t, q)
+		got, gotRaw := pagePlan(t, p)
+		comparePlans(t, c.name, want, got, wantRaw, gotRaw)
+		var search, olm string
+		p.eval(t, `location.search`, &search)
+		p.eval(t, `document.getElementById('plan-olm').value`, &olm)
+		if wantOLM := cmp.Or(c.olm, "v0"); olm != wantOLM || (c.olm != "" && !strings.Contains(search, "olm="+c.olm)) {
+			t.Errorf("%s: the runtime select is %q, the URL %q: want %s", c.name, olm, search, wantOLM)
+		}
+		if !want.Release.Found {
+			var shown bool
+			p.eval(t, `!!document.getElementById('plan-nopath') && /BLOCKED/.test(document.getElementById('plan-verdict').textContent)`, &shown)
+			if !shown || !got.Blocked || len(got.Hops) != 0 {
+				t.Errorf("%s: the page does not show the missing path as blocking (blocked %v, %d hops)", c.name, got.Blocked, len(got.Hops))
+			}
+		}
+		p.screenshot(t, "viewer-plan-"+c.name+".png")
 	}
 }
 

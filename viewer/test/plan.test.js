@@ -2,13 +2,16 @@
 // catalog/plan): minors, blocking with 4.23 ≡ 5.0, the first allowing
 // bundle on a path, crossings, EUS steps, the default catalog mapping,
 // the operators list and its URL form, skipRange matching, OLM v0's first
-// hop from a bundle a channel lacks.
+// hop from a bundle a channel lacks, OLM v1's (v1FirstHop) and its walk
+// over next/ files (PlanCatalog.routeV1), the EUS channels --via-eus adds
+// and the union of channel graphs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   parseMinor, normalizeMinor, minorBlocks, minorAllows, bundleAllows, firstAllowing, planCrossings, eusSteps,
   catalogMinor, defaultCatalogs, parseInstalls, encodeInstalls, decodeInstalls, encodeCatalogMap, decodeCatalogMap,
   rangeHolds, v0Order, v0FirstHop, isPlanURL, readPlanState, planSearch,
+  v1FirstHop, eusChannels, unionDocs, Graph, PlanCatalog, nextPath, packageGraphPath,
 } from '../web/graph.js';
 
 const M = (s) => parseMinor(s);
@@ -111,7 +114,7 @@ test('parseInstalls reads what upgraph plan --operators reads', () => {
 });
 
 test('plan URL state round trip', () => {
-  const s = { arch: 'amd64', channel: 'eus-4.22', from: '4.20.0', to: '4.22.0', eus: true, ops: 'a@1.0.0', cats: '4.21:x' };
+  const s = { arch: 'amd64', channel: 'eus-4.22', from: '4.20.0', to: '4.22.0', eus: true, olm: 'v0', ops: 'a@1.0.0', cats: '4.21:x' };
   const q = planSearch(s);
   assert.ok(isPlanURL(q));
   assert.ok(!isPlanURL('?channel=x'));
@@ -142,4 +145,83 @@ test('v0FirstHop: OLM v0 from a bundle the channel lacks', () => {
   assert.deepEqual(v0FirstHop(order, { name: 'x.v0.9.5', version: '0.9.5' }), { name: 'x.v1.3.0', via: ['skipRange'] });
   assert.deepEqual(v0FirstHop(v0Order(blob, 'x.v1.2.0'), { name: 'x.v0.8.0', version: '0.8.0' }), { name: 'x.v1.2.0', via: ['skips'] });
   assert.equal(v0FirstHop(order, { name: 'y.v9.0.0', version: '9.0.0' }), null);
+});
+
+// OLM v1's pick for a bundle the channel lacks: successors by
+// replaces/skips/skipRange among the channel's entries, or the installed
+// version; non-deprecated first, then the highest version.
+test('v1FirstHop', () => {
+  const blob = { entries: [
+    { name: 'p.v1.2.0', replaces: 'p.v1.1.0', skipRange: '>=1.0.0 <1.2.0' },
+    { name: 'p.v1.1.0', replaces: 'p.v1.0.0' },
+    { name: 'p.v1.3.0', skips: ['p.v1.0.0'] },
+  ] };
+  const nodes = [{ name: 'p.v1.1.0', version: '1.1.0' }, { name: 'p.v1.2.0', version: '1.2.0' }, { name: 'p.v1.3.0', version: '1.3.0', deprecated: 'old' }, { name: 'p.v9', version: '9.0.0' }];
+  // 1.3.0 is deprecated: sorted last; 1.2.0 (skipRange) beats 1.1.0 (replaces).
+  assert.deepEqual(v1FirstHop(blob, nodes, { name: 'p.v1.0.0', version: '1.0.0' }), { name: 'p.v1.2.0', via: ['skipRange'] });
+  const fresh = nodes.map((n) => ({ ...n, deprecated: '' }));
+  assert.deepEqual(v1FirstHop(blob, fresh, { name: 'p.v1.0.0', version: '1.0.0' }), { name: 'p.v1.3.0', via: ['skips'] });
+  // No edge: none; the installed version listed under another name: stays.
+  assert.equal(v1FirstHop(blob, nodes, { name: 'q.v0.1.0', version: '0.1.0' }), null);
+  assert.equal(v1FirstHop({ entries: [{ name: 'p.v1.1.0' }] }, nodes, { name: 'x', version: '1.1.0' }), null);
+  // Not in the channel: never a candidate.
+  assert.equal(v1FirstHop({ entries: [] }, nodes, { name: 'p.v1.0.0', version: '1.0.0' }), null);
+});
+
+// OLM v1's walk over next/ files: pick after pick until it stays, found
+// when it lands on the head, stranded otherwise.
+test('PlanCatalog.routeV1', async () => {
+  const files = new Map();
+  const pkg = { name: 'p', defaultChannel: 'stable', channels: [{ name: 'stable', head: 'p.v3' }], nodes: [
+    { name: 'p.v1', version: '1.0.0', channels: ['stable'] }, { name: 'p.v2', version: '2.0.0', channels: ['stable'] },
+    { name: 'p.v3', version: '3.0.0', channels: ['stable'] }, { name: 'p.v0', version: '0.5.0', channels: [] }] };
+  files.set('operators/c/catalog.json', { packages: [{ name: 'p' }] });
+  files.set(packageGraphPath('c', 'p'), pkg);
+  const pick = (name, installed = false, via = ['replaces']) => ({ olmV1: { pick: { name, installed, via: via.map((type) => ({ type })) } } });
+  files.set(nextPath('c', 'p', 'stable', 'p.v1'), pick('p.v2'));
+  files.set(nextPath('c', 'p', 'stable', 'p.v2'), pick('p.v3', false, ['skips']));
+  files.set(nextPath('c', 'p', 'stable', 'p.v3'), pick('p.v3', true));
+  const cat = new PlanCatalog('c', async (path) => files.get(path) || null,
+    async () => `${JSON.stringify({ schema: 'olm.channel', name: 'stable', entries: [{ name: 'p.v1', skipRange: '<1.0.0' }] })}\n`);
+  let rt = await cat.route('p', 'stable', { name: 'p.v1', version: '1.0.0' }, 'v1');
+  assert.equal(rt.found, true);
+  assert.deepEqual(rt.hops.map((h) => [h.from, h.to.name, h.via]), [['p.v1', 'p.v2', ['replaces']], ['p.v2', 'p.v3', ['skips']]]);
+  // A bundle the channel lacks: v1FirstHop from the blob, then the walk.
+  rt = await cat.route('p', 'stable', { name: 'p.v0', version: '0.5.0' }, 'v1');
+  assert.deepEqual(rt.hops.map((h) => h.to.name), ['p.v1', 'p.v2', 'p.v3']);
+  assert.equal(rt.found, true);
+  // Staying short of the head: stranded.
+  files.set(nextPath('c', 'p', 'stable', 'p.v2'), pick('p.v2', true));
+  cat.cache.clear();
+  rt = await cat.route('p', 'stable', { name: 'p.v1', version: '1.0.0' }, 'v1');
+  assert.equal(rt.found, false);
+  assert.equal(rt.reason, 'stranded');
+  assert.deepEqual(rt.hops.map((h) => h.to.name), ['p.v2']);
+  // The head itself: found, no hop.
+  rt = await cat.route('p', 'stable', { name: 'p.v3', version: '3.0.0' }, 'v1');
+  assert.deepEqual([rt.found, rt.hops.length], [true, 0]);
+});
+
+test('eusChannels: the EUS channels between the two minors, in the tree order', () => {
+  const chans = ['candidate-5.0', 'eus-4.22', 'eus-4.18', 'stable-4.22', 'eus-5.0', 'eus-4.20', 'eus-x'];
+  assert.deepEqual(eusChannels(chans, '4.20.1', '5.0.1'), ['eus-4.22', 'eus-5.0', 'eus-4.20']);
+  assert.deepEqual(eusChannels(chans, '5.0.1', '4.21.0'), ['eus-4.22', 'eus-5.0']);
+  assert.deepEqual(eusChannels(chans, 'bad', '5.0.1'), []);
+});
+
+test('unionDocs: the path searched across channels', () => {
+  const a = { nodes: [{ version: '4.22.1' }, { version: '5.0.1' }], edges: [[0, 1]], conditionalEdges: [] };
+  const b = { nodes: [{ version: '4.20.1' }, { version: '4.21.1' }, { version: '4.22.1' }], edges: [[0, 1], [1, 2]],
+    conditionalEdges: [{ edges: [{ from: '4.20.1', to: '4.21.1' }], risks: [{ name: 'R' }] }] };
+  const g = new Graph(unionDocs([a, b]));
+  assert.deepEqual(g.planPath('4.20.1', '5.0.1').hops.map((h) => [h.from, h.to]), [['4.20.1', '4.21.1'], ['4.21.1', '4.22.1'], ['4.22.1', '5.0.1']]);
+  assert.equal(new Graph(a).planPath('4.22.1', '5.0.1').found, true);
+  assert.equal(unionDocs([a]), a);
+});
+
+test('plan URL: the OLM runtime', () => {
+  const s = { channel: 'eus-4.22', arch: 'amd64', from: '4.20.0', to: '4.22.0', eus: true, olm: 'v1', ops: 'a@1', cats: '' };
+  assert.equal(readPlanState(planSearch(s)).olm, 'v1');
+  assert.ok(!planSearch({ ...s, olm: 'v0' }).includes('olm='));
+  assert.equal(readPlanState('?plan&olm=v2').olm, 'v0');
 });

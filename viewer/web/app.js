@@ -8,7 +8,7 @@
 import {
   Graph, channelEntries, channelGraphPath, compareVersions, deprecationsOf, edgeCounts, edgeCurves, filterNames, graphPath,
   isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
-  readNext, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogs, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog,
+  readNext, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogs, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
 } from './graph.js';
 
 /* global cytoscape */
@@ -116,7 +116,9 @@ const deepLinked = (() => {
   const arch = want.arch || 'amd64';
   if (!/^[0-9a-z]+$/.test(arch) || !/^[0-9a-z.-]+$/.test(want.channel)) return false;
   prefetch(graphPath(arch, want.channel));
-  if (parseSemver(want.from)) prefetch(versionPath(arch, want.channel, want.from));
+  // The plan view reads no per-version file (and its from may be in an EUS
+  // channel only).
+  if (parseSemver(want.from) && !isPlanURL(location.search)) prefetch(versionPath(arch, want.channel, want.from));
   return true;
 })();
 
@@ -1451,7 +1453,7 @@ function createOperators(ctx) {
 // computePlan (graph.js, mirroring catalog/plan with OLM v0). The plan is
 // exposed as JSON in #plan-out[data-plan] for tests.
 function createPlan() {
-  const state = { arch: '', channel: '', from: '', to: '', eus: false, ops: '', cats: '' };
+  const state = { arch: '', channel: '', from: '', to: '', eus: false, olm: 'v0', ops: '', cats: '' };
   const view = { state, plan: null, graphs: new Map(), catalogs: new Map() };
   const catalogNames = () => (app.summary.catalogs || []).map((c) => c.name);
   const loadText = (path) => fetch(path).then((res) => {
@@ -1462,14 +1464,30 @@ function createPlan() {
     if (!view.catalogs.has(name)) view.catalogs.set(name, new PlanCatalog(name, fetchJSON, loadText));
     return view.catalogs.get(name);
   };
-  const graphOf = (arch, channel, meta) => {
+  const docOf = (arch, channel, meta) => {
     const key = `${arch}/${channel}`;
     if (!view.graphs.has(key)) {
-      const p = fetchJSON(meta.path || graphPath(arch, channel)).then((doc) => new Graph(doc));
+      const p = fetchJSON(meta.path || graphPath(arch, channel));
       p.catch(() => view.graphs.delete(key));
       view.graphs.set(key, p);
     }
     return view.graphs.get(key);
+  };
+  // graphOf is the graph of channel, or with --via-eus's EUS channels
+  // (extra, those the arch has) the graph of their union (generator/path
+  // Union), each union built once.
+  const unions = new Map();
+  const graphOf = async (arch, channel, graphs, extra = []) => {
+    const names = [channel, ...extra.filter((c) => c !== channel && graphs.has(c))];
+    const key = `${arch}/${names.join('+')}`;
+    if (!unions.has(key)) {
+      const p = Promise.all(names.map((c) => docOf(arch, c, graphs.get(c)))).then((docs) => new Graph(unionDocs(docs)));
+      p.catch(() => unions.delete(key));
+      unions.set(key, p);
+    }
+    const g = await unions.get(key);
+    g.channels = names;
+    return g;
   };
   const changePlan = (patch) => apply({ ...state, ...patch }, true);
   $('plan-arch').addEventListener('change', () => changePlan({ arch: $('plan-arch').value }));
@@ -1477,6 +1495,7 @@ function createPlan() {
   $('plan-from').addEventListener('change', () => changePlan({ from: $('plan-from').value }));
   $('plan-to').addEventListener('change', () => changePlan({ to: $('plan-to').value }));
   $('plan-eus').addEventListener('change', () => changePlan({ eus: $('plan-eus').checked }));
+  $('plan-olm').addEventListener('change', () => changePlan({ olm: $('plan-olm').value }));
   $('plan-catalogs').addEventListener('change', (ev) => {
     const sel = ev.target.closest('select[data-minor]');
     if (!sel) return;
@@ -1505,19 +1524,25 @@ function createPlan() {
   async function applyNow(want, push) {
     setMode('plan');
     const { arch, channel, graphs, graph } = resolve(want);
-    Object.assign(state, { arch, channel, eus: !!want.eus, ops: want.ops || '', cats: want.cats || '' });
+    Object.assign(state, { arch, channel, eus: !!want.eus, olm: want.olm === 'v1' ? 'v1' : 'v0', ops: want.ops || '', cats: want.cats || '' });
     fillSelect($('plan-arch'), app.summary.arches || [], arch);
     fillSelect($('plan-channel'), (app.summary.channels || []).filter((c) => graphs.has(c)), channel);
     $('plan-eus').checked = state.eus;
+    $('plan-olm').value = state.olm;
     const out = $('plan-out');
     if (!graph) {
       out.replaceChildren(el('p', { class: 'muted', text: 'This tree has no release graph.' }));
       return;
     }
-    const g = await graphOf(arch, channel, graph);
-    const versions = sortedVersions(g);
-    state.from = g.index.has(want.from) ? want.from : defaultVersion(g);
-    state.to = g.index.has(want.to) && want.to !== state.from ? want.to : '';
+    // With EUS-to-EUS, the pickers offer the releases of the channel and
+    // of every EUS channel; the path is searched in the union of the
+    // channel and the EUS channels between the two minors (--via-eus).
+    const channels = app.summary.channels || [];
+    const picker = await graphOf(arch, channel, graphs, state.eus ? channels.filter((c) => /^eus-\d+\.\d+$/.test(c)) : []);
+    const versions = sortedVersions(picker);
+    const known = (v) => picker.index.has(v);
+    state.from = known(want.from) ? want.from : defaultVersion(picker);
+    state.to = known(want.to) && want.to !== state.from ? want.to : '';
     fillSelect($('plan-from'), versions, state.from);
     const targets = versions.filter((v) => v !== state.from);
     fillSelect($('plan-to'), ['', ...targets], state.to, ['— pick a target —', ...targets]);
@@ -1531,6 +1556,7 @@ function createPlan() {
       else history.replaceState(null, '', url);
     }
     setStatus(`Plan · ${channel} · ${arch}`);
+    const g = state.eus && state.to ? await graphOf(arch, channel, graphs, eusChannels(channels, state.from, state.to)) : await graphOf(arch, channel, graphs);
     await renderPlan(g, installs);
     rendered();
   }
@@ -1546,7 +1572,7 @@ function createPlan() {
       return;
     }
     const pp = g.planPath(state.from, state.to);
-    const rel = { from: state.from, to: state.to, channel: state.channel, arch: state.arch, found: pp.found, hops: pp.hops };
+    const rel = { from: state.from, to: state.to, channel: state.channel, channels: g.channels, arch: state.arch, found: pp.found && !pp.error, hops: pp.found ? pp.hops : [] };
     const { minors } = planCrossings(rel);
     const names = catalogNames();
     const mapping = { ...defaultCatalogs(names, minors) };
@@ -1564,9 +1590,9 @@ function createPlan() {
         return el('label', { text: `${k} ` }, sel);
       }));
     const pathBox = el('div', { id: 'plan-release' });
-    if (!pp.found) pathBox.append(el('p', { class: 'blocked', text: `No update path from ${state.from} to ${state.to} in ${state.channel} (${state.arch}).` }));
+    if (!rel.found) pathBox.append(el('p', { class: 'blocked', id: 'plan-nopath', text: `No update path from ${state.from} to ${state.to} in ${g.channels.join(' + ')} (${state.arch}).` }));
     else {
-      pathBox.append(el('p', { text: `Cluster path: ${plural(pp.hops.length, 'hop')}, ${pp.hops.filter((h) => h.conditional).length} conditional` }),
+      pathBox.append(el('p', { text: `Cluster path in ${g.channels.join(' + ')}: ${plural(pp.hops.length, 'hop')}, ${pp.hops.filter((h) => h.conditional).length} conditional` }),
         el('ol', {}, ...pp.hops.map((h) => el('li', { 'data-from': h.from, 'data-to': h.to, text: `${h.from} → ${h.to}${h.conditional ? ` (conditional: ${h.risks.join(', ')})` : ''}` }))));
     }
     if (!installs.length) {
@@ -1577,7 +1603,7 @@ function createPlan() {
     for (const [k, v] of Object.entries(mapping)) catalogs[k] = catalog(v);
     let plan;
     try {
-      plan = await computePlan({ rel, catalogs, operators: installs, viaEUS: state.eus });
+      plan = await computePlan({ rel, catalogs, operators: installs, viaEUS: state.eus, olm: state.olm });
     } catch (err) {
       plan = { error: `cannot read the catalogs: ${err.message}` };
     }

@@ -935,6 +935,77 @@ export function v0FirstHop(order, inst) {
   return null;
 }
 
+// v1FirstHop is OLM v1's pick (model.ResolveV1 with the channel as
+// filter) for an installed bundle ({name, version}) the channel does not
+// list: the package's bundles (nodes, in their order) that are entries of
+// the channel (olm.channel blob) with replaces or skips naming it or a
+// skipRange holding its version, or of its version (staying is allowed);
+// non-deprecated first, then the highest version (a stable sort). {name,
+// via: [types]}, or null when there is none or the pick is the installed
+// version (it stays). Releases are not compared (the version only).
+export function v1FirstHop(blob, nodes, inst) {
+  const entries = new Map((blob.entries || []).map((e) => [e.name, e]));
+  const cands = [];
+  for (const n of nodes || []) {
+    const e = entries.get(n.name);
+    if (!e) continue;
+    const via = [];
+    if (e.replaces === inst.name) via.push('replaces');
+    if ((e.skips || []).includes(inst.name)) via.push('skips');
+    if (e.skipRange && parseSemver(inst.version) && rangeHolds(e.skipRange, inst.version)) via.push('skipRange');
+    const installed = !!parseSemver(n.version) && !!parseSemver(inst.version) && compareSemver(n.version, inst.version) === 0;
+    if (!via.length && !installed) continue;
+    cands.push({ name: n.name, version: n.version, deprecated: !!n.deprecated, installed, via });
+  }
+  if (!cands.length) return null;
+  const sorted = cands.map((c, i) => [c, i]).sort(([a, i], [b, j]) => (a.deprecated - b.deprecated)
+    || (parseSemver(a.version) ? (parseSemver(b.version) ? compareSemver(b.version, a.version) : -1) : (parseSemver(b.version) ? 1 : 0)) || i - j);
+  const pick = sorted[0][0];
+  return pick.installed ? null : { name: pick.name, via: pick.via };
+}
+
+// eusChannels is generator/path's EUSChannels for a tree: every
+// "eus-X.Y" among channels (in their order) whose X.Y lies between the
+// major.minor of from and of to, both included.
+export function eusChannels(channels, from, to) {
+  const a = minorOfRelease(from), b = minorOfRelease(to);
+  if (!a || !b) return [];
+  const [lo, hi] = compareMinors(a, b) > 0 ? [b, a] : [a, b];
+  return (channels || []).filter((c) => {
+    const m = /^eus-(\d+)\.(\d+)$/.exec(c);
+    if (!m) return false;
+    const x = { major: Number(m[1]), minor: Number(m[2]) };
+    return compareMinors(lo, x) <= 0 && compareMinors(x, hi) <= 0;
+  });
+}
+
+// unionDocs is generator/path's Union of channel graph documents: the
+// nodes by version (the first document's node of a version kept), every
+// edge of every document, the conditional edges' entries concatenated (an
+// edge unconditional in one document is unconditional).
+export function unionDocs(docs) {
+  if (docs.length === 1) return docs[0];
+  const nodes = [];
+  const index = new Map();
+  const edges = [];
+  const conditionalEdges = [];
+  for (const d of docs) {
+    const dn = d.nodes || [];
+    const map = dn.map((n) => {
+      if (!index.has(n.version)) {
+        index.set(n.version, nodes.length);
+        nodes.push(n);
+      }
+      return index.get(n.version);
+    });
+    for (const [a, b] of d.edges || []) {
+      if (map[a] !== undefined && map[b] !== undefined) edges.push([map[a], map[b]]);
+    }
+    conditionalEdges.push(...(d.conditionalEdges || []));
+  }
+  return { ...docs[0], nodes, edges, conditionalEdges };
+}
+
 const MAX_RULE = 'L-max-ocp-version';
 
 // PlanCatalog reads one catalog of the tree for the plan: its summary,
@@ -985,7 +1056,8 @@ export class PlanCatalog {
   // bundle, via}], reason} (plan's route: the next/ file of the bundle
   // when the channel lists it, else v0's first hop from it, then that
   // bundle's next/ file).
-  async route(p, ch, inst) {
+  async route(p, ch, inst, olm = 'v0') {
+    if (olm === 'v1') return this.routeV1(p, ch, inst);
     const doc = await this.pkg(p);
     const chDoc = doc.channels.find((c) => c.name === ch);
     const head = chDoc && chDoc.head ? chDoc.head : null;
@@ -1008,6 +1080,47 @@ export class PlanCatalog {
     }
     const found = inst.name === v0.head || !!v0.reachesHead;
     return { head: v0.head || head, found, hops, reason: found ? '' : v0.error ? 'channel-invalid' : 'stranded' };
+  }
+  // routeV1 is route with OLM v1 (catalog/upgrade's walkV1): from the
+  // installed bundle, the pick of its next/ file's olmV1 (ResolveV1 with
+  // the channel as filter), once per resolution, until it picks the
+  // installed bundle; for a bundle the channel does not list, the first
+  // pick is v1FirstHop's over the channel's entries. found when it lands
+  // on the head (the hops end there).
+  async routeV1(p, ch, inst) {
+    const doc = await this.pkg(p);
+    const chDoc = doc.channels.find((c) => c.name === ch);
+    const head = chDoc && chDoc.head ? chDoc.head : null;
+    const node = doc.nodes.find((n) => n.name === inst.name);
+    const hops = [];
+    let cur = inst.name;
+    let reason = '';
+    if (!node || !(node.channels || []).includes(ch)) {
+      const hop = v1FirstHop(await this.channelBlob(p, ch), doc.nodes, inst);
+      if (!hop) return { head, found: false, hops: [], reason: 'stranded' };
+      hops.push({ from: inst.name, to: await this.bundle(p, hop.name), via: hop.via });
+      cur = hop.name;
+    }
+    const seen = new Set([inst.name, cur]);
+    while (cur !== head) {
+      const next = await this.get(nextPath(this.name, p, ch, cur));
+      const v1 = (next && next.olmV1) || {};
+      if (v1.error || !v1.pick) {
+        reason = v1.error && !v1.error.includes('no bundles found') ? 'channel-invalid' : 'stranded';
+        break;
+      }
+      if (v1.pick.installed || v1.pick.name === cur) break;
+      if (seen.has(v1.pick.name)) {
+        reason = 'loop';
+        break;
+      }
+      seen.add(v1.pick.name);
+      hops.push({ from: cur, to: (await this.bundle(p, v1.pick.name)) || { name: v1.pick.name, version: v1.pick.version || '', known: false }, via: viaTypes(v1.pick) });
+      cur = v1.pick.name;
+    }
+    const k = hops.findIndex((h) => h.to.name === head);
+    const found = inst.name === head || k >= 0;
+    return { head, found, hops: k >= 0 ? hops.slice(0, k + 1) : hops, reason: found ? '' : reason || 'stranded' };
   }
   // deprecations are the package's, the channel's (ch '' for none) and
   // the named bundles' olm.deprecations, as plan's deprecations.
@@ -1040,7 +1153,8 @@ const hopsOut = (hops) => hops.map((h) => ({ from: h.from, to: h.to.name, via: h
 // plan ({minors, catalogs, operators, hops, blocked, blockers}), or to
 // {error} when the request cannot be answered (a minor without catalog,
 // an operator the first catalog lacks).
-export async function computePlan({ rel, catalogs, operators, viaEUS }) {
+export async function computePlan({ rel, catalogs, operators, viaEUS, olm = 'v0' }) {
+  if (olm !== 'v0' && olm !== 'v1') return { error: `--olm ${olm}: want v0 or v1` };
   const { minors, crossings, error } = planCrossings(rel);
   if (error) return { error };
   const missing = minors.map(minorString).filter((m) => !catalogs[m]);
@@ -1048,7 +1162,8 @@ export async function computePlan({ rel, catalogs, operators, viaEUS }) {
     return { error: `no catalog for ${missing.map((m) => `v${m}`).join(', ')}: the path goes through ${minors.map(minorString).join(' → ')}, and each minor needs the catalog the cluster uses then`, missing };
   }
   const plan = {
-    from: rel.from, to: rel.to, channel: rel.channel, arch: rel.arch, viaEUS: !!viaEUS, olm: 'v0',
+    from: rel.from, to: rel.to, channel: rel.channel, arch: rel.arch, viaEUS: !!viaEUS, olm,
+    release: { found: !!rel.found, channels: rel.channels && rel.channels.length ? rel.channels : [rel.channel], hops: (rel.found ? rel.hops : []).map((h) => ({ from: h.from, to: h.to })) },
     minors: minors.map(minorString), catalogs: minors.map((m) => ({ minor: minorString(m), catalog: catalogs[minorString(m)].name })),
     operators: [], hops: [], blocked: false, blockers: [],
   };
@@ -1082,7 +1197,7 @@ export async function computePlan({ rel, catalogs, operators, viaEUS }) {
   }
   if (!rel.found) {
     plan.blocked = true;
-    plan.blockers.push({ message: `no update path from ${rel.from} to ${rel.to} in ${rel.channel} (${rel.arch})` });
+    plan.blockers.push({ message: `no update path from ${rel.from} to ${rel.to} in ${(rel.channels && rel.channels.length ? rel.channels : [rel.channel]).join(' + ')} (${rel.arch})` });
   }
   const eus = eusSteps(crossings, viaEUS);
   for (const [i, c] of crossings.entries()) {
@@ -1093,7 +1208,7 @@ export async function computePlan({ rel, catalogs, operators, viaEUS }) {
       eus: eus[i], blocked: false, operators: [],
     };
     for (const s of states) {
-      const oh = await stepOperator(s, c, cur, next);
+      const oh = await stepOperator(s, c, cur, next, olm);
       if (oh.state === 'blocked') {
         hop.blocked = true;
         plan.blockers.push({ hop: `${hop.from} → ${hop.to}`, package: oh.package, channel: oh.channel, installed: oh.installed, message: oh.message });
@@ -1109,7 +1224,7 @@ export async function computePlan({ rel, catalogs, operators, viaEUS }) {
 // stepOperator is plan's step: what the operator needs in cur before
 // crossing c, and where it stands in next after it; it moves s to the
 // bundle installed after the hop.
-async function stepOperator(s, c, cur, next) {
+async function stepOperator(s, c, cur, next, olm) {
   const oh = { package: s.pkg, channel: s.channel, installed: bundleOut(s.bundle), state: '', message: '', update: null, otherChannels: [], next: null, deprecations: [] };
   const to = minorString(c.to);
   if (bundleAllows(s.bundle, c.from, c.to)) {
@@ -1127,7 +1242,7 @@ async function stepOperator(s, c, cur, next) {
       oh.state = 'blocked';
       oh.message = `${why}; package ${s.pkg} has no channel ${s.channel} in the ${cur.name} catalog, so no update can be installed`;
     } else {
-      const rt = await cur.route(s.pkg, s.channel, s.bundle);
+      const rt = await cur.route(s.pkg, s.channel, s.bundle, olm);
       const k = firstAllowing(rt.hops, c.from, c.to);
       if (k >= 0) {
         const b = rt.hops[k].to;
@@ -1138,10 +1253,10 @@ async function stepOperator(s, c, cur, next) {
       } else {
         oh.state = 'blocked';
         oh.path = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops) };
-        oh.message = `${why}; no bundle on its OLM v0 path in channel ${s.channel} of the ${cur.name} catalog allows ${to}`;
+        oh.message = `${why}; no bundle on its OLM ${olm} path in channel ${s.channel} of the ${cur.name} catalog allows ${to}`;
         for (const other of doc.channels) {
           if (other.name === s.channel) continue;
-          const ort = await cur.route(s.pkg, other.name, s.bundle);
+          const ort = await cur.route(s.pkg, other.name, s.bundle, olm);
           const j = firstAllowing(ort.hops, c.from, c.to);
           if (j >= 0) oh.otherChannels.push({ channel: other.name, to: bundleOut(ort.hops[j].to), hops: hopsOut(ort.hops.slice(0, j + 1)) });
         }
@@ -1161,7 +1276,7 @@ async function stepOperator(s, c, cur, next) {
   } else {
     const node = ndoc.nodes.find((x) => x.name === s.bundle.name);
     n.inChannel = !!node && (node.channels || []).includes(s.channel);
-    const rt = await next.route(s.pkg, s.channel, s.bundle);
+    const rt = await next.route(s.pkg, s.channel, s.bundle, olm);
     n.route = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops), reason: rt.reason };
     n.state = rt.found ? 'reaches-head' : 'stranded';
     oh.deprecations = await next.deprecations(s.pkg, s.channel, [s.bundle.name, ...rt.hops.map((h) => h.to.name)]);
@@ -1171,6 +1286,7 @@ async function stepOperator(s, c, cur, next) {
 }
 
 // The plan view's URL state: ?plan&channel=CH&arch=A&from=F&to=T (&eus=1,
+// olm=v1 (v0 is the default),
 // ops= the compact list, cats= the mapping when not the default). Any
 // query naming plan is the plan view's.
 export const isPlanURL = (search) => new URLSearchParams(search).has('plan');
@@ -1178,7 +1294,7 @@ export function readPlanState(search) {
   const p = new URLSearchParams(search);
   return {
     arch: p.get('arch') || '', channel: p.get('channel') || '', from: p.get('from') || '', to: p.get('to') || '',
-    eus: p.get('eus') === '1', ops: p.get('ops') || '', cats: p.get('cats') || '',
+    eus: p.get('eus') === '1', olm: p.get('olm') === 'v1' ? 'v1' : 'v0', ops: p.get('ops') || '', cats: p.get('cats') || '',
   };
 }
 export function planSearch(s) {
@@ -1186,6 +1302,7 @@ export function planSearch(s) {
   p.set('plan', '');
   for (const k of ['channel', 'arch', 'from', 'to']) if (s[k]) p.set(k, s[k]);
   if (s.eus) p.set('eus', '1');
+  if (s.olm === 'v1') p.set('olm', 'v1');
   if (s.ops) p.set('ops', s.ops);
   if (s.cats) p.set('cats', s.cats);
   return `?${p}`;
