@@ -12,7 +12,9 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/mirrorset"
 	clusterplan "github.com/upgraph/upgraph/catalog/plan"
+	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/policy"
 	ver "github.com/upgraph/upgraph/generator/version"
@@ -150,7 +152,20 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 			unused = append(unused, pc.key)
 			continue
 		}
-		cat, err := loadOperatorCatalog(c, src, pc.arg, pkgs, log)
+		want := pkgs
+		if pc.arg.tree && src != nil && src.Tree != nil {
+			// A package a minor's catalog no longer publishes is a state
+			// of the plan (package-gone), as it is for a directory: read
+			// only the packages the tree's catalog has.
+			sum, err := treecat.Summary(c.Context, src.Tree, pc.arg.name)
+			if err != nil {
+				return false, fmt.Errorf("--%s %s: %w (in --catalogs %s)", pc.arg.flag, pc.arg.value, err, pc.key)
+			}
+			want = slices.DeleteFunc(slices.Clone(pkgs), func(p string) bool {
+				return !slices.ContainsFunc(sum.Packages, func(sp catviews.PackageSummary) bool { return sp.Name == p })
+			})
+		}
+		cat, err := loadOperatorCatalog(c, src, pc.arg, want, log)
 		if err != nil {
 			return false, fmt.Errorf("%w (in --catalogs %s)", err, pc.key)
 		}

@@ -214,27 +214,22 @@ type planViewCase struct {
 	minors                             []string
 	typed                              bool   // entered in the textarea rather than linked
 	olm                                string // "" for v0
-	// dirs: the CLI reads the catalogs from the fixtures' directories
-	// (the tree's were generated from them): a catalog of the tree
-	// lacking a package is refused with --source, one of a directory is
-	// not (the package is gone there).
-	dirs bool
 }
 
 var planViewCases = []planViewCase{
-	{"major", "candidate-5.0", "4.22.0", "5.0.1", "operators-major.yaml", false, []string{"4.22", "5.0"}, false, "", false},
-	{"eus", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, true, "", false},
+	{"major", "candidate-5.0", "4.22.0", "5.0.1", "operators-major.yaml", false, []string{"4.22", "5.0"}, false, ""},
+	{"eus", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, true, ""},
 }
 
 // planViewMoreCases are the other golden cases of cmd/upgraph/plan_test.go,
 // linked: OLM v1, --via-eus searching eus-4.22 with candidate-5.0, and no
 // path at all.
 var planViewMoreCases = []planViewCase{
-	{"eus-v1", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, false, "v1", false},
-	{"through", "candidate-5.0", "4.20.1", "5.0.1", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22", "5.0"}, false, "", true},
+	{"eus-v1", "eus-4.22", "4.20.0", "4.22.0", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22"}, false, "v1"},
+	{"through", "candidate-5.0", "4.20.1", "5.0.1", "operators-eus.yaml", true, []string{"4.20", "4.21", "4.22", "5.0"}, false, ""},
 	// The CLI needs the catalogs of the minors of --from and --to even
 	// without a path (v4.21 is noted as not read).
-	{"no-path", "stable-4.22", "4.22.1", "4.21.0", "operators-major.yaml", false, []string{"4.21", "4.22"}, false, "", false},
+	{"no-path", "stable-4.22", "4.22.1", "4.21.0", "operators-major.yaml", false, []string{"4.21", "4.22"}, false, ""},
 }
 
 // cliPlan runs upgraph plan on the tree with its catalogs.
@@ -242,11 +237,7 @@ func cliPlan(t *testing.T, bin, tree string, c planViewCase) (cmpPlan, []byte) {
 	t.Helper()
 	var cats []string
 	for _, m := range c.minors {
-		src := "ocp-v" + strings.ReplaceAll(m, ".", "-")
-		if c.dirs {
-			src = "dir:" + filepath.Join(planFixtures, "catalogs", "v"+m)
-		}
-		cats = append(cats, "v"+m+"="+src)
+		cats = append(cats, "v"+m+"=ocp-v"+strings.ReplaceAll(m, ".", "-"))
 	}
 	args := []string{"plan", "--source", tree, "--channel", c.channel, "--from", c.from, "--to", c.to,
 		"--operators", filepath.Join(planFixtures, c.operators), "--catalogs", strings.Join(cats, ","), "--format", "json"}
