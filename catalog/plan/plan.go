@@ -65,6 +65,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	"github.com/upgraph/upgraph/generator/path"
+	"github.com/upgraph/upgraph/internal/english"
 )
 
 // Operator states at a hop.
@@ -486,7 +487,7 @@ func (s *opState) step(c crossing, cur, next *Catalog, olm upgrade.Runtime) (Ope
 				oh.Update = &Update{To: bundleOf(b), Hops: hops}
 				_, whyTo := allows(b, c)
 				oh.Message = fmt.Sprintf("%s; update it before the hop to %s, %s in %s: %s",
-					why, refText(oh.Update.To.Ref), plural(len(hops), "hop"), cur.Key, whyTo)
+					why, upgrade.RefText(oh.Update.To.Ref), english.Count(len(hops), "hop"), cur.Key, whyTo)
 				s.bundle = b
 			} else {
 				oh.State = StateBlocked
@@ -537,7 +538,7 @@ func routeEnd(rt Route, from *model.Bundle) string {
 	case rt.Found && len(rt.Hops) == 0:
 		return fmt.Sprintf(" (%s is the head)", from.Name)
 	case rt.Found:
-		return fmt.Sprintf(" (%s to the head %s)", plural(len(rt.Hops), "hop"), refText(*rt.Head))
+		return fmt.Sprintf(" (%s to the head %s)", english.Count(len(rt.Hops), "hop"), upgrade.RefText(*rt.Head))
 	case rt.Reason != nil:
 		return fmt.Sprintf(" (%s: %s)", rt.Reason.Code, rt.Reason.Message)
 	}

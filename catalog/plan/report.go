@@ -7,6 +7,7 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
+	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
@@ -32,7 +33,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	default:
 		verdict := "no blockers"
 		if p.Blocked {
-			verdict = fmt.Sprintf("BLOCKED (%s)", plural(len(p.Blockers), "blocker"))
+			verdict = fmt.Sprintf("BLOCKED (%s)", english.Count(len(p.Blockers), "blocker"))
 		}
 		fmt.Fprintf(&b, "Plan %s → %s %s, operators with %s: %s\n", p.From, p.To, where, p.OLM.Title(), verdict)
 	}
@@ -42,7 +43,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	}
 
 	if rel.Found {
-		fmt.Fprintf(&b, "\nCluster path: %s, %d conditional, %s:\n", plural(len(rel.Hops), "hop"), rel.ConditionalHops, plural(len(p.Hops), "minor hop"))
+		fmt.Fprintf(&b, "\nCluster path: %s, %d conditional, %s:\n", english.Count(len(rel.Hops), "hop"), rel.ConditionalHops, english.Count(len(p.Hops), "minor hop"))
 		for i, h := range rel.Hops {
 			fmt.Fprintf(&b, "%3d. %s → %s", i+1, h.From, h.To)
 			if h.Conditional {
@@ -71,13 +72,13 @@ func (p *Plan) WriteText(w io.Writer) error {
 				msg = fmt.Sprintf("EUS-to-EUS %s → %s, step 2: out of %s; updates required here happen with the worker pools paused.",
 					e.From, e.To, e.Intermediate)
 			}
-			fmt.Fprintf(&b, "  %s\n", wrap(msg, 96, "  "))
+			fmt.Fprintf(&b, "  %s\n", english.Wrap(msg, 96, "  "))
 		}
 		check := h.OLMChecks
 		if h.OLMChecks != h.To {
 			check += " (≡ " + h.To + ")"
 		}
-		fmt.Fprintf(&b, "  %s\n", wrap(fmt.Sprintf("OLM blocks the hop while an installed bundle's olm.maxOpenShiftVersion is below %s; updates come from %s, then %s.",
+		fmt.Fprintf(&b, "  %s\n", english.Wrap(fmt.Sprintf("OLM blocks the hop while an installed bundle's olm.maxOpenShiftVersion is below %s; updates come from %s, then %s.",
 			check, h.FromCatalog, h.ToCatalog), 96, "  "))
 		if len(h.Operators) == 0 {
 			b.WriteString("  (no operators listed)\n")
@@ -94,13 +95,13 @@ func (p *Plan) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  - %s\n", bl.Message)
 				continue
 			}
-			fmt.Fprintf(&b, "  - %s: %s (%s) %s:\n    %s\n", bl.Hop, bl.Package, bl.Channel, refText(bl.Installed.Ref), wrap(bl.Message, 92, "    "))
+			fmt.Fprintf(&b, "  - %s: %s (%s) %s:\n    %s\n", bl.Hop, bl.Package, bl.Channel, upgrade.RefText(bl.Installed.Ref), english.Wrap(bl.Message, 92, "    "))
 		}
 	}
 	if len(p.Notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range p.Notes {
-			fmt.Fprintf(&b, "  - %s\n", wrap(n, 96, "    "))
+			fmt.Fprintf(&b, "  - %s\n", english.Wrap(n, 96, "    "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -113,19 +114,19 @@ func writeOperator(b *strings.Builder, o OperatorHop, h Hop, olm upgrade.Runtime
 		StateUpdateRequired: "UPDATE before the hop",
 		StateBlocked:        "BLOCKED",
 	}[o.State]
-	fmt.Fprintf(b, "\n  %s (%s) %s, %s: %s\n", o.Package, o.Channel, refText(o.Installed.Ref), maxText(o.Installed), head)
+	fmt.Fprintf(b, "\n  %s (%s) %s, %s: %s\n", o.Package, o.Channel, upgrade.RefText(o.Installed.Ref), maxText(o.Installed), head)
 	if e := o.Installed.MaxOpenShiftVersionError; e != "" {
-		fmt.Fprintf(b, "    %s\n", wrap(e, 92, "    "))
+		fmt.Fprintf(b, "    %s\n", english.Wrap(e, 92, "    "))
 	}
 	switch o.State {
 	case StateUpdateRequired:
-		fmt.Fprintf(b, "    update to %s, %s, in %s:\n", refText(o.Update.To.Ref), maxText(o.Update.To), h.FromCatalog)
+		fmt.Fprintf(b, "    update to %s, %s, in %s:\n", upgrade.RefText(o.Update.To.Ref), maxText(o.Update.To), h.FromCatalog)
 		writeHops(b, o.Update.Hops, "      ")
 	case StateBlocked:
-		fmt.Fprintf(b, "    %s\n", wrap(o.Message, 92, "    "))
+		fmt.Fprintf(b, "    %s\n", english.Wrap(o.Message, 92, "    "))
 		for _, oc := range o.OtherChannels {
-			fmt.Fprintf(b, "    %s\n", wrap(fmt.Sprintf("channel %s would reach %s, %s, in %s: a way out if the subscription may change channel",
-				oc.Channel, refText(oc.To.Ref), maxText(oc.To), plural(len(oc.Hops), "hop")), 92, "    "))
+			fmt.Fprintf(b, "    %s\n", english.Wrap(fmt.Sprintf("channel %s would reach %s, %s, in %s: a way out if the subscription may change channel",
+				oc.Channel, upgrade.RefText(oc.To.Ref), maxText(oc.To), english.Count(len(oc.Hops), "hop")), 92, "    "))
 		}
 	}
 	n := o.Next
@@ -158,13 +159,13 @@ func nextText(o OperatorHop, olm upgrade.Runtime) string {
 	case n.State == NextReachesHead && len(rt.Hops) == 0:
 		return where + ", at its head"
 	case n.State == NextReachesHead && !n.InChannel:
-		return fmt.Sprintf("%s, but %s has an edge from it: %s to the head %s", where, rt.Hops[0].To.Name, plural(len(rt.Hops), "hop"), refText(*rt.Head))
+		return fmt.Sprintf("%s, but %s has an edge from it: %s to the head %s", where, rt.Hops[0].To.Name, english.Count(len(rt.Hops), "hop"), upgrade.RefText(*rt.Head))
 	case n.State == NextReachesHead:
-		return fmt.Sprintf("%s; %s to the head %s", where, plural(len(rt.Hops), "hop"), refText(*rt.Head))
+		return fmt.Sprintf("%s; %s to the head %s", where, english.Count(len(rt.Hops), "hop"), upgrade.RefText(*rt.Head))
 	}
 	msg := fmt.Sprintf("%s; STRANDED: %s does not reach the head", where, olm.Title())
 	if rt.Head != nil {
-		msg += " " + refText(*rt.Head)
+		msg += " " + upgrade.RefText(*rt.Head)
 	}
 	if rt.Reason != nil {
 		msg += fmt.Sprintf("; %s: %s", rt.Reason.Code, rt.Reason.Message)
@@ -174,7 +175,7 @@ func nextText(o OperatorHop, olm upgrade.Runtime) string {
 
 func writeHops(b *strings.Builder, hops []upgrade.Hop, indent string) {
 	for i, h := range hops {
-		fmt.Fprintf(b, "%s%d. %s → %s  via %s", indent, i+1, refText(h.From), refText(h.To), viaText(h.Via))
+		fmt.Fprintf(b, "%s%d. %s → %s  via %s", indent, i+1, upgrade.RefText(h.From), upgrade.RefText(h.To), viaText(h.Via))
 		if h.Deprecated != "" {
 			b.WriteString("  [deprecated]")
 		}
@@ -213,47 +214,9 @@ func maxText(b Bundle) string {
 	return "maxOpenShiftVersion " + b.MaxOpenShiftVersion
 }
 
-func refText(r Ref) string {
-	v := r.Version
-	if r.Release != "" {
-		v += "-" + r.Release
-	}
-	if v == "" {
-		return r.Name
-	}
-	return r.Name + " (" + v + ")"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // para writes prefix and text, wrapped at 100 columns, continued six
 // columns in.
 func para(b *strings.Builder, prefix, text string) {
 	width := max(100-len(prefix), 40)
-	b.WriteString(prefix + wrap(text, width, "      ") + "\n")
-}
-
-// wrap breaks s at spaces into lines of at most width bytes, joined by a
-// newline and indent.
-func wrap(s string, width int, indent string) string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(word) > width {
-			lines = append(lines, line)
-			line = word
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += word
-	}
-	lines = append(lines, line)
-	return strings.Join(lines, "\n"+indent)
+	b.WriteString(prefix + english.Wrap(text, width, "      ") + "\n")
 }

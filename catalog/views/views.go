@@ -31,6 +31,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/declcfg"
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/source"
+	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
 	"github.com/upgraph/upgraph/internal/parallel"
 )
@@ -108,14 +109,7 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string {
 	return fmt.Sprintf("catalog %s: %s, %s (operator-registry's opm validate rejects it)", e.Name,
-		countNoun(e.Problems.Count(model.Error), "error"), countNoun(e.Problems.Count(model.Warning), "warning"))
-}
-
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+		english.Count(e.Problems.Count(model.Error), "error"), english.Count(e.Problems.Count(model.Warning), "warning"))
 }
 
 // New converts and validates cfg, the catalog named name read from src

@@ -12,6 +12,7 @@ import (
 	"github.com/upgraph/upgraph/generator/airgap"
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree"
 )
@@ -137,8 +138,8 @@ func checkNonEmpty(c *cli.Context, name string) error {
 func mirroredCatalogs(cats []airgap.CatalogResult) string {
 	var s string
 	for _, c := range cats {
-		s += fmt.Sprintf("; catalog %s: %s, %s, %s, %s rewritten", c.Name, countNoun(c.Packages, "package"),
-			countNoun(c.Channels, "channel"), countNoun(c.Bundles, "bundle"), countNoun(c.Images, "image"))
+		s += fmt.Sprintf("; catalog %s: %s, %s, %s, %s rewritten", c.Name, english.Count(c.Packages, "package"),
+			english.Count(c.Channels, "channel"), english.Count(c.Bundles, "bundle"), english.Count(c.Images, "image"))
 	}
 	return s
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/internal/english"
 )
 
 // RuleLoad is the rule of a catalog that does not load: a file that is
@@ -231,13 +232,13 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 		}
 		errs, warnings := lc.problems.Count(model.Error), lc.problems.Count(model.Warning)
 		if lc.catalog == nil {
-			fmt.Fprintf(w, "catalog %s (%s): %s:\n", s.name, src, countNoun(errs, "error"))
+			fmt.Fprintf(w, "catalog %s (%s): %s:\n", s.name, src, english.Count(errs, "error"))
 			for _, p := range lc.problems {
 				if p.Severity == model.Error {
 					fmt.Fprintf(w, "  %s\n", p)
 				}
 			}
-			failed = append(failed, fmt.Sprintf("catalog %s (%s): %s, %s", s.name, src, countNoun(errs, "error"), countNoun(warnings, "warning")))
+			failed = append(failed, fmt.Sprintf("catalog %s (%s): %s, %s", s.name, src, english.Count(errs, "error"), english.Count(warnings, "warning")))
 			continue
 		}
 		for _, sk := range lc.catalog.Skipped {
@@ -245,7 +246,7 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 			if sk.Package == "" {
 				what = "blobs naming no package"
 			}
-			fmt.Fprintf(w, "catalog %s (%s): %s left out (%s):\n", s.name, src, what, countNoun(sk.Problems.Count(model.Error), "error"))
+			fmt.Fprintf(w, "catalog %s (%s): %s left out (%s):\n", s.name, src, what, english.Count(sk.Problems.Count(model.Error), "error"))
 			for _, p := range displayPaths(sk.Problems, src) {
 				if p.Severity == model.Error {
 					fmt.Fprintf(w, "  %s\n", p)
@@ -269,9 +270,9 @@ func catalogSummary(cats []*catviews.Catalog) string {
 	var parts []string
 	for _, cat := range cats {
 		n := cat.Counts()
-		s := fmt.Sprintf("catalog %s: %s, %s, %s", cat.Name, countNoun(n.Packages, "package"), countNoun(n.Channels, "channel"), countNoun(n.Bundles, "bundle"))
+		s := fmt.Sprintf("catalog %s: %s, %s, %s", cat.Name, english.Count(n.Packages, "package"), english.Count(n.Channels, "channel"), english.Count(n.Bundles, "bundle"))
 		if n.SkippedPackages > 0 {
-			s += fmt.Sprintf(", %s left out", countNoun(n.SkippedPackages, "package"))
+			s += fmt.Sprintf(", %s left out", english.Count(n.SkippedPackages, "package"))
 		}
 		parts = append(parts, s)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/policy"
 	ver "github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
@@ -372,7 +373,7 @@ func writeMirrorSet(out string, files []mirrorset.File) error {
 func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
 	var b strings.Builder
 	if p := rep.Operators; p != nil {
-		fmt.Fprintf(&b, "%s mirror set of %s:\n", p.OLM.Title(), countNoun(len(p.Installs), "install"))
+		fmt.Fprintf(&b, "%s mirror set of %s:\n", p.OLM.Title(), english.Count(len(p.Installs), "install"))
 		for _, in := range p.Installs {
 			switch {
 			case !in.Found:
@@ -387,8 +388,8 @@ func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
 			}
 		}
 		for _, cs := range p.Catalogs {
-			fmt.Fprintf(&b, "catalog %s: %s of %d, %s, %s\n", cs.Name, countNoun(cs.Counts.Bundles, "bundle"), cs.Counts.CatalogBundles,
-				countNoun(cs.Counts.Packages, "package"), countNoun(cs.Counts.Images, "image"))
+			fmt.Fprintf(&b, "catalog %s: %s of %d, %s, %s\n", cs.Name, english.Count(cs.Counts.Bundles, "bundle"), cs.Counts.CatalogBundles,
+				english.Count(cs.Counts.Packages, "package"), english.Count(cs.Counts.Images, "image"))
 			for _, ps := range cs.Packages {
 				for _, ch := range ps.Channels {
 					var names []string
@@ -416,11 +417,11 @@ func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
 			for _, rel := range r.Releases {
 				vs = append(vs, rel.Version)
 			}
-			fmt.Fprintf(&b, "cluster %s → %s %s: %s (%s)\n", r.From, r.To, where, countNoun(len(r.Releases), "release"), strings.Join(vs, ", "))
+			fmt.Fprintf(&b, "cluster %s → %s %s: %s (%s)\n", r.From, r.To, where, english.Count(len(r.Releases), "release"), strings.Join(vs, ", "))
 		}
 	}
 	if len(rep.Files) > 0 {
-		fmt.Fprintf(&b, "wrote %s (%s, %s)\n", c.String("out"), countNoun(len(rep.Files), "file"), countNoun(rep.Images, "image"))
+		fmt.Fprintf(&b, "wrote %s (%s, %s)\n", c.String("out"), english.Count(len(rep.Files), "file"), english.Count(rep.Images, "image"))
 	} else {
 		b.WriteString("nothing written: not every target is reached\n")
 	}

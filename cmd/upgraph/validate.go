@@ -16,6 +16,7 @@ import (
 	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/validate"
+	"github.com/upgraph/upgraph/internal/english"
 )
 
 func validateCommand() *cli.Command {
@@ -116,10 +117,10 @@ func runValidate(c *cli.Context) error {
 	}
 	var failed []string
 	if n := gdProblems.Count(validate.Error); n > 0 {
-		failed = append(failed, fmt.Sprintf("graph-data %s: %s, %s", c.String("graph-data"), countNoun(n, "error"), countNoun(gdProblems.Count(validate.Warning), "warning")))
+		failed = append(failed, fmt.Sprintf("graph-data %s: %s, %s", c.String("graph-data"), english.Count(n, "error"), english.Count(gdProblems.Count(validate.Warning), "warning")))
 	}
 	if n := catProblems.Count(model.Error); n > 0 {
-		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", c.String("catalog"), countNoun(n, "error"), countNoun(catProblems.Count(model.Warning), "warning")))
+		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", c.String("catalog"), english.Count(n, "error"), english.Count(catProblems.Count(model.Warning), "warning")))
 	}
 	if len(failed) > 0 {
 		return errors.New(strings.Join(failed, "; "))
@@ -194,11 +195,4 @@ func validateLogger(c *cli.Context) (*slog.Logger, error) {
 		return slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn})), nil
 	}
 	return logger(c)
-}
-
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/english"
 )
 
 // writeMarkdownCatalogs renders the operator catalogs' part: a table with
@@ -21,7 +23,7 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 	if !strings.HasSuffix(w.String(), "\n\n") {
 		w.WriteString("\n")
 	}
-	fmt.Fprintf(w, "%s %s.\n\n", plural(len(r.Catalogs), "operator catalog"), verb)
+	fmt.Fprintf(w, "%s %s.\n\n", english.Count(len(r.Catalogs), "operator catalog"), verb)
 	w.WriteString("| catalog | package | channel | head | +bundles | −bundles | +edges | −edges | new deprecations | newly stranded |\n")
 	w.WriteString("|:--|:--|:--|:--|--:|--:|--:|--:|--:|--:|\n")
 	for i := range r.Catalogs {
@@ -40,7 +42,7 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 		if c.Status != Changed {
 			// A whole catalog added or removed: one row; its packages are
 			// in its section.
-			row(plural(len(c.Packages.Added)+len(c.Packages.Removed), "package"), "", "", 0, 0, 0, 0, 0, 0)
+			row(english.Count(len(c.Packages.Added)+len(c.Packages.Removed), "package"), "", "", 0, 0, 0, 0, 0, 0)
 			continue
 		}
 		for _, p := range c.Packages.Removed {
@@ -88,7 +90,7 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 	}
 	note := func(left int) string {
 		return fmt.Sprintf("\nDetails of %s left out to keep this under %d bytes: run `upgraph diff` for them.\n",
-			plural(left, "more catalog section"), maxBytes)
+			english.Count(left, "more catalog section"), maxBytes)
 	}
 	if !details {
 		w.WriteString(note(len(sections)))

@@ -3,8 +3,9 @@ package diff
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/english"
 )
 
 // line is one line of a graph's differences, shared by the text and
@@ -59,12 +60,12 @@ func (g *GraphDiff) onlyLines() []line {
 		sign = '-'
 	}
 	o := g.Summary
-	ls := []line{{sign: sign, text: fmt.Sprintf("%s: %s", plural(o.Nodes, "node"), strings.Join(o.Versions, ", "))}}
+	ls := []line{{sign: sign, text: fmt.Sprintf("%s: %s", english.Count(o.Nodes, "node"), strings.Join(o.Versions, ", "))}}
 	if o.Edges > 0 {
-		ls = append(ls, line{sign: sign, text: plural(o.Edges, "edge")})
+		ls = append(ls, line{sign: sign, text: english.Count(o.Edges, "edge")})
 	}
 	if o.ConditionalEdges > 0 {
-		ls = append(ls, line{sign: sign, text: plural(o.ConditionalEdges, "conditional edge")})
+		ls = append(ls, line{sign: sign, text: english.Count(o.ConditionalEdges, "conditional edge")})
 	}
 	if len(o.Risks) > 0 {
 		ls = append(ls, line{sign: sign, text: "risks " + strings.Join(o.Risks, ", ")})
@@ -73,13 +74,6 @@ func (g *GraphDiff) onlyLines() []line {
 }
 
 func (e Edge) String() string { return e.From + " → " + e.To }
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
 
 type signed[T any] struct {
 	v     T

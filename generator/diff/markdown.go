@@ -5,6 +5,8 @@ import (
 	"html"
 	"strconv"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/english"
 )
 
 // writeMarkdown renders a pull-request comment: a summary table, then the
@@ -12,11 +14,11 @@ import (
 func (r *Result) writeMarkdown(w *strings.Builder, maxBytes int) {
 	fmt.Fprintf(w, "### upgraph diff\n\n%s → %s\n\n", code(r.Old), code(r.New))
 	if r.Empty() {
-		fmt.Fprintf(w, "No differences in %s.\n", plural(r.Compared, "channel × arch graph"))
+		fmt.Fprintf(w, "No differences in %s.\n", english.Count(r.Compared, "channel × arch graph"))
 		return
 	}
 	if len(r.Catalogs) == 0 || r.Compared > 0 {
-		fmt.Fprintf(w, "%d of %s differ.\n\n", len(r.Graphs), plural(r.Compared, "channel × arch graph"))
+		fmt.Fprintf(w, "%d of %s differ.\n\n", len(r.Graphs), english.Count(r.Compared, "channel × arch graph"))
 	}
 	r.writeMarkdownCatalogs(w, maxBytes, r.writeMarkdownGraphs(w, maxBytes))
 }
@@ -61,7 +63,7 @@ func (r *Result) writeMarkdownGraphs(w *strings.Builder, maxBytes int) bool {
 			return ""
 		}
 		return fmt.Sprintf("\nDetails of %s left out to keep this under %d bytes: run `upgraph diff` for them.\n",
-			plural(left, "more graph"), maxBytes)
+			english.Count(left, "more graph"), maxBytes)
 	}
 	for i := range r.Graphs {
 		d := r.Graphs[i].details()
@@ -100,7 +102,7 @@ func (g *GraphDiff) summaryLine() string {
 		{"±", c.Conditional, "conditional edge"}, {"±", c.Risks, "risk"},
 	} {
 		if p.n > 0 {
-			parts = append(parts, p.sign+plural(p.n, p.noun))
+			parts = append(parts, p.sign+english.Count(p.n, p.noun))
 		}
 	}
 	s := "<code>" + html.EscapeString(g.Channel) + "</code> " + html.EscapeString(g.Arch)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
@@ -124,12 +125,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	case len(r.Hops) == 0:
 		fmt.Fprintf(&b, "Already at %s %s: no update needed.\n", r.To, where)
 	default:
-		fmt.Fprintf(&b, "%s → %s %s: %s, %d conditional\n\n", r.From, r.To, where, plural(len(r.Hops), "hop"), r.ConditionalHops)
+		fmt.Fprintf(&b, "%s → %s %s: %s, %d conditional\n\n", r.From, r.To, where, english.Count(len(r.Hops), "hop"), r.ConditionalHops)
 	}
 	for i, h := range r.Hops {
 		fmt.Fprintf(&b, "%3d. %s → %s", i+1, h.From, h.To)
 		if h.Conditional {
-			fmt.Fprintf(&b, "  conditional: %s", plural(len(h.Risks), "risk"))
+			fmt.Fprintf(&b, "  conditional: %s", english.Count(len(h.Risks), "risk"))
 		}
 		if len(r.Channels) > 1 {
 			fmt.Fprintf(&b, "  [%s]", strings.Join(h.Channels, ", "))
@@ -151,11 +152,4 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
