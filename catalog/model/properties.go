@@ -361,6 +361,24 @@ func (s *scanner) num() (text []byte, integral, ok bool) {
 }
 
 // value scans one value, checking it against sh.
+// sep reads what follows an object member or array element: a comma
+// (more to come) or close (the end); anything else is not ok.
+func (s *scanner) sep(close byte) (end, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case close:
+		s.i++
+		return true, true
+	}
+	return false, false
+}
+
 func (s *scanner) value(sh *shape) bool {
 	s.ws()
 	if s.i >= len(s.b) {
@@ -427,18 +445,8 @@ func (s *scanner) value(sh *shape) bool {
 			if !s.value(fs) {
 				return false
 			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return true
-			default:
-				return false
+			if end, ok := s.sep('}'); !ok || end {
+				return ok
 			}
 		}
 	case '[':
@@ -461,18 +469,8 @@ func (s *scanner) value(sh *shape) bool {
 			if !s.value(elem) {
 				return false
 			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return true
-			default:
-				return false
+			if end, ok := s.sep(']'); !ok || end {
+				return ok
 			}
 		}
 	default:
