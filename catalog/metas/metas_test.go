@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/catalog/metas/metastest"
 )
 
 const (
@@ -24,78 +25,6 @@ func load(t testing.TB, dir string) *declcfg.DeclarativeConfig {
 		t.Fatal(err)
 	}
 	return dc
-}
-
-// catalogd is an oracle: catalogd's storage (internal/catalogd/storage,
-// localdir.go storeCatalogData and index.go) rebuilt on the loaded metas.
-// The catalog file is each blob followed by a newline; the index records
-// each blob's section under its schema, package and name when not empty;
-// a query starts from every section of the schema (every section of every
-// schema without one), intersects with the package's and the name's, and
-// concatenates the sections in file order.
-type catalogd struct {
-	file                        []byte
-	bySchema, byPackage, byName map[string][]section
-}
-
-type section struct{ off, n int }
-
-func newCatalogd(dc *declcfg.DeclarativeConfig) *catalogd {
-	c := &catalogd{bySchema: map[string][]section{}, byPackage: map[string][]section{}, byName: map[string][]section{}}
-	for _, m := range dc.Metas {
-		s := section{len(c.file), len(m.Blob) + 1}
-		c.file = append(append(c.file, m.Blob...), '\n')
-		if m.Schema != "" {
-			c.bySchema[m.Schema] = append(c.bySchema[m.Schema], s)
-		}
-		if m.Package != "" {
-			c.byPackage[m.Package] = append(c.byPackage[m.Package], s)
-		}
-		if m.Name != "" {
-			c.byName[m.Name] = append(c.byName[m.Name], s)
-		}
-	}
-	return c
-}
-
-func (c *catalogd) get(schema, pkg, name string) []byte {
-	set := map[section]bool{}
-	if schema == "" {
-		for _, ss := range c.bySchema {
-			for _, s := range ss {
-				set[s] = true
-			}
-		}
-	} else {
-		for _, s := range c.bySchema[schema] {
-			set[s] = true
-		}
-	}
-	intersect := func(ss []section) {
-		keep := map[section]bool{}
-		for _, s := range ss {
-			if set[s] {
-				keep[s] = true
-			}
-		}
-		set = keep
-	}
-	if pkg != "" {
-		intersect(c.byPackage[pkg])
-	}
-	if name != "" {
-		intersect(c.byName[name])
-	}
-	var sections []section
-	for s := range set {
-		sections = append(sections, s)
-	}
-	slices.SortFunc(sections, func(a, b section) int { return cmp.Compare(a.off, b.off) })
-	out := []byte{}
-	for _, s := range sections {
-		out = append(out, c.file[s.off:s.off+s.n]...)
-	}
-	return out
 }
 
 // answer is what a static host answers from files: Resolve, the file or
@@ -151,10 +80,10 @@ func TestFilesMatchCatalogd(t *testing.T) {
 	for _, dir := range []string{fixture, sharedCatalog} {
 		t.Run(dir, func(t *testing.T) {
 			dc := load(t, dir)
-			oracle := newCatalogd(dc)
+			oracle := metastest.NewOracle(dc)
 			fs := Files(dc)
 			files := byPath(fs)
-			if !bytes.Equal(files[AllFile], oracle.file) {
+			if !bytes.Equal(files[AllFile], oracle.All) {
 				t.Fatal("all.jsonl is not catalogd's catalog file")
 			}
 			if !slices.IsSortedFunc(fs, func(a, b File) int { return cmp.Compare(a.Path, b.Path) }) || len(files) != len(fs) {
@@ -164,17 +93,17 @@ func TestFilesMatchCatalogd(t *testing.T) {
 			// Every precomputed file answers its query.
 			want := map[string][]byte{EmptyFile: {}}
 			for _, s := range schemas[:len(schemas)-7] {
-				want[SchemaFile(s)] = oracle.get(s, "", "")
+				want[SchemaFile(s)] = oracle.Get(s, "", "")
 			}
 			for _, m := range dc.Metas {
 				if m.Package != "" {
-					want[PackageFile(m.Package)] = oracle.get("", m.Package, "")
+					want[PackageFile(m.Package)] = oracle.Get("", m.Package, "")
 					for _, s := range schemas[:len(schemas)-7] {
-						want[PackageSchemaFile(m.Package, s)] = oracle.get(s, m.Package, "")
+						want[PackageSchemaFile(m.Package, s)] = oracle.Get(s, m.Package, "")
 					}
 				}
 				if m.Schema == NamedSchema {
-					want[SchemaNameFile(NamedSchema, m.Name)] = oracle.get(NamedSchema, "", m.Name)
+					want[SchemaNameFile(NamedSchema, m.Name)] = oracle.Get(NamedSchema, "", m.Name)
 				}
 			}
 			for p, data := range want {
@@ -196,7 +125,7 @@ func TestFilesMatchCatalogd(t *testing.T) {
 			for _, s := range schemas {
 				for _, p := range packages {
 					for _, name := range names {
-						got, want := answer(files, s, p, name), oracle.get(s, p, name)
+						got, want := answer(files, s, p, name), oracle.Get(s, p, name)
 						if !bytes.Equal(got, want) {
 							t.Fatalf("schema=%q package=%q name=%q: got %d bytes, catalogd %d\n%.300s\n%.300s", s, p, name, len(got), len(want), got, want)
 						}
@@ -222,7 +151,7 @@ func TestFilesMatchCatalogd(t *testing.T) {
 							q[k] = v
 						}
 					}
-					got, want := answer(files, q[0], q[1], q[2]), oracle.get(q[0], q[1], q[2])
+					got, want := answer(files, q[0], q[1], q[2]), oracle.Get(q[0], q[1], q[2])
 					if !bytes.Equal(got, want) {
 						t.Fatalf("schema=%q package=%q name=%q: got %d bytes, catalogd %d", q[0], q[1], q[2], len(got), len(want))
 					}
