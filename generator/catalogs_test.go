@@ -14,8 +14,8 @@ import (
 	"time"
 
 	upgraph "github.com/upgraph/upgraph"
-	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -32,19 +32,7 @@ func sharedCatalogView(t testing.TB, name string) *catviews.Catalog {
 	if _, err := os.Stat(sharedCatalog); err != nil {
 		t.Skipf("shared catalog not available: %v", err)
 	}
-	src, err := source.Parse("dir:"+sharedCatalog, source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, info, err := src.Load(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catviews.New(name, src.String(), info, cfg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return viewstest.Load(t, name, "dir:"+sharedCatalog, false)
 }
 
 func demoBuilt(t testing.TB) *generator.Built {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/catalog/model"
-	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/tree"
@@ -27,19 +27,7 @@ func TestReadBack(t *testing.T) {
 	ctx := context.Background()
 	var cats []*catviews.Catalog
 	for _, name := range []string{"divergence", "cross-channel"} {
-		src, err := source.Parse("dir:"+filepath.Join(fixtures, name), source.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, info, err := src.Load(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := catviews.New(name, src.String(), info, cfg, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cats = append(cats, c)
+		cats = append(cats, viewstest.Load(t, name, "dir:"+filepath.Join(fixtures, name), false))
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
 	if _, err := generator.Render(ctx, nil, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), Catalogs: cats}); err != nil {

@@ -15,9 +15,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	upgraph "github.com/upgraph/upgraph"
-	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/source"
@@ -179,19 +179,7 @@ func operatorTree(t *testing.T) string {
 	}
 	var cats []*catviews.Catalog
 	for _, c := range []struct{ name, dir string }{{"div", "divergence"}, {"mq", "cross-channel"}, {"skipper", "stranded-after-skip"}} {
-		src, err := catsource.Parse("dir:"+filepath.Join(operatorFixtures, c.dir), catsource.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, info, err := src.Load(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat, err := catviews.New(c.name, src.String(), info, cfg, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cats = append(cats, cat)
+		cats = append(cats, viewstest.Load(t, c.name, "dir:"+filepath.Join(operatorFixtures, c.dir), false))
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
 	if _, err := generator.Render(t.Context(), built, generator.RenderOptions{

@@ -13,9 +13,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	clusterplan "github.com/upgraph/upgraph/catalog/plan"
-	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/source"
@@ -64,19 +64,7 @@ func planTree(t *testing.T) string {
 	}
 	var cats []*catviews.Catalog
 	for _, m := range []string{"4.20", "4.21", "4.22", "5.0"} {
-		src, err := catsource.Parse("dir:"+filepath.Join(planFixtures, "catalogs", "v"+m), catsource.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, info, err := src.Load(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat, err := catviews.New(treeCatalogName(m), src.String(), info, cfg, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cats = append(cats, cat)
+		cats = append(cats, viewstest.Load(t, treeCatalogName(m), "dir:"+filepath.Join(planFixtures, "catalogs", "v"+m), false))
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
 	if _, err := generator.Render(t.Context(), built, generator.RenderOptions{

@@ -15,6 +15,7 @@ import (
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/mirror"
@@ -388,18 +389,7 @@ func TestMirrorCatalogSkipped(t *testing.T) {
 	if err := os.WriteFile(file, []byte(fbc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := source.Parse("file:"+file, source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, info, err := src.Load(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catviews.New("small", src.String(), info, cfg, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := viewstest.Load(t, "small", "file:"+file, true)
 	if len(cat.Skipped) != 1 {
 		t.Fatalf("skipped %+v, want bad", cat.Skipped)
 	}

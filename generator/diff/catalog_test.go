@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	catsource "github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/writer"
 )
@@ -21,18 +21,7 @@ const sharedCatalog = "../../../shared/catalogs/community-operators-prod-v4.21/c
 func catalogTree(t *testing.T, dir string) string {
 	t.Helper()
 	ctx := context.Background()
-	src, err := catsource.Parse("dir:"+dir, catsource.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, info, err := src.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catviews.New("community", src.String(), info, cfg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := viewstest.Load(t, "community", "dir:"+dir, false)
 	out := filepath.Join(t.TempDir(), "tree")
 	if _, err := generator.Render(ctx, nil, generator.RenderOptions{Store: writer.DirStore{Dir: out},
 		GeneratedAt: time.Unix(0, 0), NoViewer: true, Catalogs: []*catviews.Catalog{c}}); err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	upgraph "github.com/upgraph/upgraph"
-	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -42,19 +42,7 @@ const (
 // loadCatalog reads and validates an FBC directory as generate does.
 func loadCatalog(tb testing.TB, name, dir string) *catviews.Catalog {
 	tb.Helper()
-	src, err := source.Parse("dir:"+dir, source.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg, info, err := src.Load(context.Background())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := catviews.New(name, src.String(), info, cfg, false)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	return viewstest.Load(tb, name, "dir:"+dir, false)
 }
 
 func needSharedCatalog(tb testing.TB) {
