@@ -33,18 +33,17 @@ func checkImageRef(name, ref string) error {
 }
 
 // resolveImage returns the digest a tag (or digest) reference names now,
-// with one HEAD request, and the reference pinned to it: what is read
-// afterwards is what the digest says, even if the tag moves meanwhile.
-func resolveImage(ctx context.Context, c *registry.Client, ref string) (digest, pinned string, err error) {
+// with one HEAD request.
+func resolveImage(ctx context.Context, c *registry.Client, ref string) (string, error) {
 	r, err := c.Reference(ref)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	desc, err := c.Puller.Head(ctx, r)
 	if err != nil {
-		return "", "", fmt.Errorf("image %s: %w", ref, err)
+		return "", fmt.Errorf("image %s: %w", ref, err)
 	}
-	return desc.Digest.String(), r.Context().Digest(desc.Digest.String()).String(), nil
+	return desc.Digest.String(), nil
 }
 
 // releasesDigest names the release images a scrape found: the digest of

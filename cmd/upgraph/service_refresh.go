@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -210,7 +211,7 @@ func (r *refresher) resolve(ctx context.Context) (serviceInputs, *graph.Graph, e
 	}
 	start = time.Now()
 	if r.cfg.isImage {
-		in.GraphData, _, err = resolveImage(ctx, r.client, r.cfg.graphData)
+		in.GraphData, err = resolveImage(ctx, r.client, r.cfg.graphData)
 	} else {
 		in.GraphData, err = contentDigest(r.cfg.graphData)
 	}
@@ -255,8 +256,7 @@ func (r *refresher) catalogDigest(ctx context.Context, s catalogSpec) (string, e
 	}
 	switch src := src.(type) {
 	case *catsource.Image:
-		d, _, err := resolveImage(ctx, r.client, src.Ref)
-		return d, err
+		return resolveImage(ctx, r.client, src.Ref)
 	case *catsource.Dir:
 		return contentDigest(src.Path)
 	case *catsource.File:
@@ -343,7 +343,8 @@ func (r *refresher) readGraphData(ctx context.Context, digest string) (fs.FS, er
 	return fsys, nil
 }
 
-// pinned is ref by the digest it resolved to.
+// pinned is ref by the digest it resolved to: what is read is what the
+// digest says, even if the tag moved since.
 func pinned(c *registry.Client, ref, digest string) (string, error) {
 	r, err := c.Reference(ref)
 	if err != nil {
@@ -376,10 +377,8 @@ func (r *refresher) readCatalogs(ctx context.Context, in serviceInputs) ([]*catv
 		}
 		// The tag may have moved since it was resolved: what was read is
 		// what counts, and a different digest is read again next time.
-		if lc.catalog.Info.Resolved != "" {
-			if d, ok := digestOf(lc.catalog.Info.Resolved); ok {
-				digest = d
-			}
+		if _, d, ok := strings.Cut(lc.catalog.Info.Resolved, "@"); ok {
+			digest = d
 		}
 		r.catalogs[s.name] = loadedServiceCatalog{digest: digest, catalog: lc.catalog}
 		cats = append(cats, lc.catalog)
@@ -396,16 +395,6 @@ func catalogErrors(lc *loadedCatalog) error {
 		}
 	}
 	return fmt.Errorf("not published, %d error(s) (upgraph validate --catalog lists every problem): %w", len(errs), errors.Join(errs...))
-}
-
-// digestOf is the digest of a REPO@sha256:… reference.
-func digestOf(ref string) (string, bool) {
-	for i := len(ref) - 1; i >= 0; i-- {
-		if ref[i] == '@' {
-			return ref[i+1:], true
-		}
-	}
-	return "", false
 }
 
 // serve makes the generation just written the one served.
