@@ -32,11 +32,14 @@ func checkCatalogNames(cats []*catviews.Catalog) error {
 
 // renderCatalogs writes every file of each catalog (one catalog at a
 // time, its files on all workers), hashing them in batches as the
-// release graphs are, and records them and the catalogs in m.
+// release graphs are, and records them and the catalogs in m. Files of
+// the same bytes are stored once (catalogDedup).
 func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int) error {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
+	dedup := newCatalogDedup(st)
+	distinct := map[string]bool{}
 	cats = slices.Clone(cats)
 	slices.SortFunc(cats, func(a, b *catviews.Catalog) int { return strings.Compare(a.Name, b.Name) })
 	for _, c := range cats {
@@ -54,14 +57,17 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			files = append(files, tf)
 			mu.Unlock()
 			if batches[w].add(tf, f.Data) {
-				return batches[w].flush(ctx, st)
+				return dedup.flush(ctx, &batches[w])
 			}
 			return nil
 		})
 		if err == nil {
 			err = parallel.Run(ctx, workers, len(batches), func(ctx context.Context, _, i int) error {
-				return batches[i].flush(ctx, st)
+				return dedup.flush(ctx, &batches[i])
 			})
+		}
+		if err == nil {
+			err = dedup.link(ctx, files)
 		}
 		if err != nil {
 			return err
@@ -77,8 +83,13 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			m.Files[f.name] = f.info
 			m.Counts.Files++
 			m.Counts.Bytes += f.info.Size
-			m.Counts.DistinctFiles++
-			m.Counts.DistinctBytes += f.info.Size
+			// Counted by content, whatever was carried over or linked, so
+			// that index.json does not depend on the previous tree.
+			if !distinct[f.info.SHA256] {
+				distinct[f.info.SHA256] = true
+				m.Counts.DistinctFiles++
+				m.Counts.DistinctBytes += f.info.Size
+			}
 		}
 		counts := c.Counts()
 		m.Catalogs = append(m.Catalogs, manifest.Catalog{
@@ -90,6 +101,81 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				Files: n, SkippedPackages: counts.SkippedPackages},
 			Packages: c.PackageNames(),
 		})
+	}
+	return nil
+}
+
+// catalogDedup stores each content of a generation's catalog files once
+// where the store links files (a directory: hard links): the metas files
+// repeat each blob under up to four name= queries, and many answers are
+// the same bytes (a bundle alone under its name, with or without its
+// schema and package). A file the previous generation holds with the
+// same bytes under the same name is carried over first, keeping its
+// modification time; only the others are linked to the first of their
+// bytes written in this generation, whose modification time is now: a
+// link to an older file would give a changed answer an older
+// Last-Modified, and clients holding the previous answer a 304.
+type catalogDedup struct {
+	st    writer.Staging
+	links writer.Linker // nil: every file is put
+	reuse writer.Reuser // nil: nothing to carry over
+
+	mu     sync.Mutex
+	owners map[string]*treeFile // digest → the file put with those bytes
+}
+
+func newCatalogDedup(st writer.Staging) *catalogDedup {
+	d := &catalogDedup{st: st, owners: map[string]*treeFile{}}
+	d.links, _ = st.(writer.Linker)
+	d.reuse, _ = st.(writer.Reuser)
+	return d
+}
+
+// flush hashes the batch, then carries over, links (later, in link) or
+// puts each file, and empties the batch.
+func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
+	bufs := fb.bufs[:len(fb.files)]
+	for i, digest := range manifest.SHA256s(bufs) {
+		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
+	}
+	for i, f := range fb.files {
+		if d.links != nil {
+			if d.reuse != nil {
+				reused, err := d.reuse.Reuse(ctx, f.name, bufs[i])
+				if err != nil {
+					return err
+				}
+				if reused {
+					continue
+				}
+			}
+			d.mu.Lock()
+			owner := d.owners[f.info.SHA256]
+			if owner == nil {
+				d.owners[f.info.SHA256] = f
+			}
+			d.mu.Unlock()
+			if owner != nil {
+				f.owner = owner
+				continue
+			}
+		}
+		if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
+			return err
+		}
+	}
+	fb.files, fb.bytes = fb.files[:0], 0
+	return nil
+}
+
+// link makes the files flush left to link, once every file is put.
+func (d *catalogDedup) link(ctx context.Context, files []*treeFile) error {
+	for _, f := range files {
+		if f.owner != nil {
+			if err := d.links.Link(ctx, f.owner.name, f.name); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -23,8 +23,8 @@ import (
 // and /catalogs/<catalog>/api/v1/metas?schema=&package=&name=, with
 // catalogd's statuses, error bodies, Content-Type, Last-Modified and
 // conditional requests, and the same bodies byte for byte, from the files
-// catalog/metas precomputes (a query with name= filters the package or
-// schema file). docs/operators.md ("Serving") records catalogd's behaviour
+// catalog/metas precomputes (in trees written before the name files, a
+// query with name= filters the package or schema file). docs/operators.md ("Serving") records catalogd's behaviour
 // and where this differs. The other files of a catalog are served at
 // their own paths, /operators/<catalog>/…, from any tree.
 
@@ -41,6 +41,10 @@ const catalogdGzipMin = 1024
 // servedCatalog is a catalog of a generation.
 type servedCatalog struct {
 	dir string // "operators/<name>/"
+	// legacy: the tree was written before the name files
+	// (metas/name/…): a query with name= filters the file of its other
+	// parameters instead.
+	legacy bool
 	// modTimes caches each file's modification time, its Last-Modified:
 	// the first one read holds for the generation's life.
 	modTimes sync.Map // name → time.Time
@@ -65,6 +69,19 @@ func catalogsOf(m *manifest.Manifest) map[string]*servedCatalog {
 				add(cat)
 			}
 		}
+	}
+	// Every named blob has its metas/name/ file; a catalog without any
+	// either has no named blob (filtering finds none) or predates them.
+	named := map[string]bool{}
+	for name := range m.Files {
+		if rest, ok := strings.CutPrefix(name, OperatorsDir); ok {
+			if cat, file, ok := strings.Cut(rest, "/"); ok && strings.HasPrefix(file, metas.NameDir) {
+				named[cat] = true
+			}
+		}
+	}
+	for name, c := range cats {
+		c.legacy = !named[name]
 	}
 	return cats
 }
@@ -174,7 +191,10 @@ func (h *Handler) serveAll(w http.ResponseWriter, r *http.Request, gen *Generati
 // serveMetas answers /api/v1/metas as catalogd does: the blobs matching
 // every non-empty parameter, in catalog order.
 func (h *Handler) serveMetas(w http.ResponseWriter, r *http.Request, gen *Generation, c *servedCatalog, schema, pkg, name string) {
-	file, filter := metas.Resolve(schema, pkg, name)
+	file, filter := metas.Resolve(schema, pkg, name), false
+	if c.legacy && name != "" {
+		file, filter = metas.FilterSource(schema, pkg), true
+	}
 	file = c.dir + file
 	if _, ok := gen.Manifest.Files[file]; !ok {
 		// No blob has that value: the empty answer.

@@ -15,20 +15,28 @@
 //
 // Files, relative to the catalog's directory (operators/<catalog>/):
 //
-//	all.jsonl                      every blob           /api/v1/all, /api/v1/metas
-//	metas/empty.jsonl              nothing              any query matching no blob
-//	metas/schema/S.jsonl           every blob of S      ?schema=S
-//	metas/package/P.jsonl          every blob of P      ?package=P
-//	metas/package/P/S.jsonl        blobs of S in P      ?schema=S&package=P
-//	metas/schema/olm.package/N.jsonl  the olm.package blob N  ?schema=olm.package&name=N
+//	all.jsonl                         every blob             /api/v1/all, /api/v1/metas
+//	metas/empty.jsonl                 nothing                any query matching no blob
+//	metas/schema/S.jsonl              every blob of S        ?schema=S
+//	metas/package/P.jsonl             every blob of P        ?package=P
+//	metas/package/P/S.jsonl           blobs of S in P        ?schema=S&package=P
+//	metas/name/N.jsonl                blobs named N          ?name=N
+//	metas/schema/S/N.jsonl            blobs of S named N     ?schema=S&name=N
+//	metas/package/P/name/N.jsonl      blobs of P named N     ?package=P&name=N
+//	metas/package/P/schema/S/N.jsonl  blobs of S in P named N  ?schema=S&package=P&name=N
 //
-// for every schema S and package P that some blob has, and every name N
-// of an olm.package blob. Every schema × package combination has its
-// file, empty when no blob matches (?schema=olm.package&package=P always
-// is), so a host that cannot tell an empty answer from an unknown value
-// still answers every combination of the catalog's own values. A query
-// for a value the catalog does not have names a file that does not
-// exist; its answer is metas/empty.jsonl. Names are encoded by Encode.
+// for every schema S and package P that some blob has, and for the
+// schema, package and name of every blob with a schema and a name (the
+// name files exist only where some blob matches: at most four per blob,
+// so the number of files is linear in the number of blobs). Every schema
+// × package combination has its file, empty when no blob matches
+// (?schema=olm.package&package=P always is), so a host that cannot tell
+// an empty answer from an unknown value still answers every combination
+// of the catalog's own schemas and packages. A query for a combination no
+// blob has names a file that does not exist; its answer is
+// metas/empty.jsonl. Names are encoded by Encode, which never writes
+// '/'; the directories "name" and "schema" beside metas/package/P/S.jsonl
+// are no schema's file, which ends in ".jsonl".
 package metas
 
 import (
@@ -53,9 +61,13 @@ const (
 	EmptyFile = "metas/empty.jsonl"
 )
 
-// NamedSchema is the schema whose blobs also have a file per name
-// (SchemaNameFile): ?schema=olm.package&name=N is how clients read one
-// package's metadata (upstream's documented query).
+// NameDir holds the answers of ?name=N (NameFile): a catalog with a named
+// blob has a file there.
+const NameDir = "metas/name/"
+
+// NamedSchema is the schema of a package's metadata:
+// ?schema=olm.package&name=N is how clients read one package's metadata
+// (upstream's documented query).
 const NamedSchema = declcfg.SchemaPackage
 
 // SchemaFile answers ?schema=schema.
@@ -69,31 +81,51 @@ func PackageSchemaFile(pkg, schema string) string {
 	return "metas/package/" + Encode(pkg) + "/" + Encode(schema) + ".jsonl"
 }
 
-// SchemaNameFile answers ?schema=schema&name=name; files exist for
-// NamedSchema only.
+// NameFile answers ?name=name.
+func NameFile(name string) string { return NameDir + Encode(name) + ".jsonl" }
+
+// SchemaNameFile answers ?schema=schema&name=name.
 func SchemaNameFile(schema, name string) string {
 	return "metas/schema/" + Encode(schema) + "/" + Encode(name) + ".jsonl"
 }
 
-// Resolve maps a metas query (empty values mean absent, as for catalogd)
-// to the file answering it. When filter is set, the answer is the file's
-// blobs named name (Filter); otherwise the file itself. A file the tree
-// does not have answers with nothing (EmptyFile).
-func Resolve(schema, pkg, name string) (file string, filter bool) {
-	switch {
-	case name != "" && schema == NamedSchema && pkg == "":
-		return SchemaNameFile(schema, name), false
-	case schema != "" && pkg != "":
-		file = PackageSchemaFile(pkg, schema)
-	case pkg != "":
-		file = PackageFile(pkg)
-	case schema != "":
-		file = SchemaFile(schema)
-	default:
-		file = AllFile
-	}
-	return file, name != ""
+// PackageNameFile answers ?package=pkg&name=name.
+func PackageNameFile(pkg, name string) string {
+	return "metas/package/" + Encode(pkg) + "/name/" + Encode(name) + ".jsonl"
 }
+
+// PackageSchemaNameFile answers ?schema=schema&package=pkg&name=name.
+func PackageSchemaNameFile(pkg, schema, name string) string {
+	return "metas/package/" + Encode(pkg) + "/schema/" + Encode(schema) + "/" + Encode(name) + ".jsonl"
+}
+
+// Resolve maps a metas query (empty values mean absent, as for catalogd)
+// to the file answering it. A file the tree does not have answers with
+// nothing (EmptyFile).
+func Resolve(schema, pkg, name string) string {
+	switch {
+	case name != "" && schema != "" && pkg != "":
+		return PackageSchemaNameFile(pkg, schema, name)
+	case name != "" && pkg != "":
+		return PackageNameFile(pkg, name)
+	case name != "" && schema != "":
+		return SchemaNameFile(schema, name)
+	case name != "":
+		return NameFile(name)
+	case schema != "" && pkg != "":
+		return PackageSchemaFile(pkg, schema)
+	case pkg != "":
+		return PackageFile(pkg)
+	case schema != "":
+		return SchemaFile(schema)
+	}
+	return AllFile
+}
+
+// FilterSource is where trees written before the name files existed
+// answer a query with name= from: the file of its other parameters,
+// filtered (Filter). Resolve(schema, pkg, "") is the same file.
+func FilterSource(schema, pkg string) string { return Resolve(schema, pkg, "") }
 
 // MaxEncoded is the longest encoded name a file is given: longer ones
 // are hashed, so every path stays within file system and object store
@@ -170,19 +202,27 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 	offs[n] = o
 
 	// Group the blobs: by schema, by package, by package × schema, and
-	// olm.package blobs by name. Ids are given in order of appearance.
-	type group struct {
-		path  string
-		lines []int32
-	}
+	// by name with each subset of schema and package. Ids are given in
+	// order of appearance.
 	schemaID := map[string]int{}
 	var schemas []string
 	var bySchema [][]int32
 	packageID := map[string]int{}
 	var packages []string
 	var byPackage [][]int32
-	nameID := map[string]int{}
+	// The name files: a group per (schema, package, name) combination
+	// some blob has, at most four per blob.
+	nameID := map[nameKey]int{}
 	var named []group
+	addNamed := func(k nameKey, i int) {
+		g, ok := nameID[k]
+		if !ok {
+			g = len(named)
+			nameID[k] = g
+			named = append(named, group{path: k.file()})
+		}
+		named[g].lines = append(named[g].lines, int32(i))
+	}
 	for i := range metas {
 		m := &metas[i]
 		if m.Schema == "" {
@@ -206,14 +246,13 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 			}
 			byPackage[p] = append(byPackage[p], int32(i))
 		}
-		if m.Schema == NamedSchema && m.Name != "" {
-			k, ok := nameID[m.Name]
-			if !ok {
-				k = len(named)
-				nameID[m.Name] = k
-				named = append(named, group{path: SchemaNameFile(NamedSchema, m.Name)})
+		if m.Name != "" {
+			addNamed(nameKey{name: m.Name}, i)
+			addNamed(nameKey{schema: m.Schema, name: m.Name}, i)
+			if m.Package != "" {
+				addNamed(nameKey{pkg: m.Package, name: m.Name}, i)
+				addNamed(nameKey{schema: m.Schema, pkg: m.Package, name: m.Name}, i)
 			}
-			named[k].lines = append(named[k].lines, int32(i))
 		}
 	}
 
@@ -275,3 +314,15 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 	slices.SortFunc(files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	return files
 }
+
+// group is the blobs of one file, as line numbers of all.jsonl in load
+// order.
+type group struct {
+	path  string
+	lines []int32
+}
+
+// nameKey is a query with name=: its schema and package may be empty.
+type nameKey struct{ schema, pkg, name string }
+
+func (k nameKey) file() string { return Resolve(k.schema, k.pkg, k.name) }

@@ -28,15 +28,11 @@ func load(t testing.TB, dir string) *declcfg.DeclarativeConfig {
 }
 
 // answer is what a static host answers from files: Resolve, the file or
-// the empty answer when there is none, filtered by name when needed.
+// the empty answer when there is none.
 func answer(files map[string][]byte, schema, pkg, name string) []byte {
-	path, filter := Resolve(schema, pkg, name)
-	data, ok := files[path]
+	data, ok := files[Resolve(schema, pkg, name)]
 	if !ok {
 		data = files[EmptyFile]
-	}
-	if filter {
-		data = Filter(data, name)
 	}
 	return data
 }
@@ -102,8 +98,13 @@ func TestFilesMatchCatalogd(t *testing.T) {
 						want[PackageSchemaFile(m.Package, s)] = oracle.Get(s, m.Package, "")
 					}
 				}
-				if m.Schema == NamedSchema {
-					want[SchemaNameFile(NamedSchema, m.Name)] = oracle.Get(NamedSchema, "", m.Name)
+				if m.Schema != "" && m.Name != "" {
+					want[NameFile(m.Name)] = oracle.Get("", "", m.Name)
+					want[SchemaNameFile(m.Schema, m.Name)] = oracle.Get(m.Schema, "", m.Name)
+					if m.Package != "" {
+						want[PackageNameFile(m.Package, m.Name)] = oracle.Get("", m.Package, m.Name)
+						want[PackageSchemaNameFile(m.Package, m.Schema, m.Name)] = oracle.Get(m.Schema, m.Package, m.Name)
+					}
 				}
 			}
 			for p, data := range want {
@@ -117,7 +118,20 @@ func TestFilesMatchCatalogd(t *testing.T) {
 			if len(files) != len(want)+1 {
 				t.Errorf("%d files, want %d", len(files), len(want)+1)
 			}
-			// Every combination, through Resolve and Filter.
+			// The bound docs/operators.md states: at most four name files
+			// per blob.
+			nameFiles := 0
+			for p := range files {
+				rest, inPackage := strings.CutPrefix(p, "metas/package/")
+				if strings.HasPrefix(p, "metas/name/") || strings.HasPrefix(p, "metas/schema/") && strings.Count(p, "/") == 3 ||
+					inPackage && strings.Count(rest, "/") > 1 {
+					nameFiles++
+				}
+			}
+			if nameFiles > 4*len(dc.Metas) {
+				t.Errorf("%d name files for %d blobs", nameFiles, len(dc.Metas))
+			}
+			// Every combination, through Resolve.
 			if dir == sharedCatalog { // a sample: enough, and quicker
 				names, packages = sample(names, 30), sample(packages, 50)
 			}
@@ -204,7 +218,7 @@ func TestFilesFixture(t *testing.T) {
 		!bytes.Contains(files[AllFile], []byte(`"value":12345678901234567000}`)) {
 		t.Errorf("blobs not as catalogd stores them:\n%s", files[AllFile])
 	}
-	if got := string(Filter(files["metas/package/alpha.jsonl"], "stable")); strings.Count(got, "\n") != 2 ||
+	if got := string(files["metas/package/alpha/name/stable.jsonl"]); strings.Count(got, "\n") != 2 ||
 		!strings.Contains(got, `"schema":"olm.channel"`) || !strings.Contains(got, `"schema":"example.custom"`) {
 		t.Errorf("?package=alpha&name=stable:\n%s", got)
 	}
@@ -233,22 +247,21 @@ func TestResolve(t *testing.T) {
 	for _, tc := range []struct {
 		s, p, n string
 		file    string
-		filter  bool
 	}{
-		{"", "", "", AllFile, false},
-		{"olm.bundle", "", "", "metas/schema/olm.bundle.jsonl", false},
-		{"", "etcd", "", "metas/package/etcd.jsonl", false},
-		{"olm.bundle", "etcd", "", "metas/package/etcd/olm.bundle.jsonl", false},
-		{"olm.package", "", "etcd", "metas/schema/olm.package/etcd.jsonl", false},
-		{"olm.package", "etcd", "etcd", "metas/package/etcd/olm.package.jsonl", true},
-		{"olm.channel", "", "stable", "metas/schema/olm.channel.jsonl", true},
-		{"", "etcd", "stable", "metas/package/etcd.jsonl", true},
-		{"olm.channel", "etcd", "stable", "metas/package/etcd/olm.channel.jsonl", true},
-		{"", "", "stable", AllFile, true},
+		{"", "", "", AllFile},
+		{"olm.bundle", "", "", "metas/schema/olm.bundle.jsonl"},
+		{"", "etcd", "", "metas/package/etcd.jsonl"},
+		{"olm.bundle", "etcd", "", "metas/package/etcd/olm.bundle.jsonl"},
+		{"olm.package", "", "etcd", "metas/schema/olm.package/etcd.jsonl"},
+		{"olm.package", "etcd", "etcd", "metas/package/etcd/schema/olm.package/etcd.jsonl"},
+		{"olm.channel", "", "Stable", "metas/schema/olm.channel/!stable.jsonl"},
+		{"", "etcd", "stable", "metas/package/etcd/name/stable.jsonl"},
+		{"olm.channel", "etcd", "stable", "metas/package/etcd/schema/olm.channel/stable.jsonl"},
+		{"", "", "stable", "metas/name/stable.jsonl"},
+		{"", "", ".x", "metas/name/~2ex.jsonl"},
 	} {
-		file, filter := Resolve(tc.s, tc.p, tc.n)
-		if file != tc.file || filter != tc.filter {
-			t.Errorf("Resolve(%q, %q, %q) = %s, %v; want %s, %v", tc.s, tc.p, tc.n, file, filter, tc.file, tc.filter)
+		if file := Resolve(tc.s, tc.p, tc.n); file != tc.file {
+			t.Errorf("Resolve(%q, %q, %q) = %s; want %s", tc.s, tc.p, tc.n, file, tc.file)
 		}
 	}
 }

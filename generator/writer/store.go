@@ -302,6 +302,29 @@ type Linker interface {
 	Link(ctx context.Context, existing, name string) error
 }
 
+// Reuser is a Staging that carries a file over from the generation it
+// replaces when that one holds exactly the same bytes under the same
+// name (as Put does), and can be asked to do only that: a file carried
+// over keeps its modification time, which a hard link to another file
+// of the same bytes would replace.
+type Reuser interface {
+	// Reuse links name from the previous generation when it holds
+	// exactly data there, and reports whether it did.
+	Reuse(ctx context.Context, name string, data []byte) (bool, error)
+}
+
+// Reuse is Put's carrying over, alone.
+func (d *treeFiles) Reuse(ctx context.Context, name string, data []byte) (bool, error) {
+	if d.previous == nil {
+		return false, nil
+	}
+	dir, base, err := d.dir(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	return d.previous.reuse(dir, base, data), nil
+}
+
 // treeFiles writes a tree's files under root, for both stores.
 type treeFiles struct {
 	root string
