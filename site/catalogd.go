@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,17 @@ func catalogsOf(m *manifest.Manifest) map[string]*servedCatalog {
 		c.legacy = !named[name]
 	}
 	return cats
+}
+
+// CatalogNames returns the names of the catalogs a tree with manifest m
+// serves under /catalogs/ (as upgraph serve finds them), sorted.
+func CatalogNames(m *manifest.Manifest) []string {
+	var names []string
+	for name := range catalogsOf(m) {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // modTime returns the modification time of name, a file of gen.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/edge"
 )
 
@@ -42,22 +44,45 @@ to run as: nginx -c FILE -p PREFIX.`,
 				Name:  "cloudfront",
 				Usage: "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
 				Description: `Prints the function answering the graph API; with --catalogs, the one
-answering catalogd's API for the tree's operator catalogs, for the cache
-behaviour /catalogs/* (docs/operators.md).`,
+answering catalogd's API for the operator catalogs of the tree at --root,
+for the cache behaviour /catalogs/* (docs/operators.md). That function
+lists the tree's catalogs, to answer any other 404 as catalogd does: print
+it again when the tree's catalogs change.`,
 				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead"},
+					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead (needs --root)"},
+					&cli.StringFlag{Name: "root", Usage: "with --catalogs: tree written by upgraph generate, whose catalogs the function serves"},
 				},
-				Action: func(c *cli.Context) error {
-					fn := edge.CloudFrontFunction()
-					if c.Bool("catalogs") {
-						fn = edge.CloudFrontCatalogFunction()
-					}
-					_, err := fmt.Fprint(c.App.Writer, fn)
-					return err
-				},
+				Action: runEdgeCloudFront,
 			},
 		},
 	}
+}
+
+func runEdgeCloudFront(c *cli.Context) error {
+	if !c.Bool("catalogs") {
+		if c.IsSet("root") {
+			return fmt.Errorf("--root: only with --catalogs")
+		}
+		_, err := fmt.Fprint(c.App.Writer, edge.CloudFrontFunction())
+		return err
+	}
+	if c.String("root") == "" {
+		return fmt.Errorf("--catalogs needs --root, the tree whose catalogs the function serves")
+	}
+	m, err := manifest.Read(c.String("root"))
+	if err != nil {
+		return fmt.Errorf("--root: %w", err)
+	}
+	names := site.CatalogNames(m)
+	if len(names) == 0 {
+		return fmt.Errorf("--root %s: the tree has no operator catalog", c.String("root"))
+	}
+	fn, err := edge.CloudFrontCatalogFunction(names)
+	if err != nil {
+		return fmt.Errorf("--root %s: %w", c.String("root"), err)
+	}
+	_, err = fmt.Fprint(c.App.Writer, fn)
+	return err
 }
 
 func runEdgeNginx(c *cli.Context) error {

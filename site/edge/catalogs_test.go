@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/catalog/metas"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/internal/catalogtest"
@@ -87,13 +87,23 @@ var catalogRequests = []request{
 	{name: "unknown schema, known package", target: fixtureAPI + "metas?schema=nope&package=alpha"},
 	{name: "unknown package metadata", target: fixtureAPI + "metas?schema=olm.package&name=nope"},
 
-	// name= beyond schema=olm.package: upgraph serve only.
+	// name= alone and with schema, package or both.
 	{name: "name", target: fixtureAPI + "metas?name=stable"},
 	{name: "schema and name", target: fixtureAPI + "metas?schema=olm.channel&name=stable"},
 	{name: "package and name", target: fixtureAPI + "metas?package=alpha&name=stable"},
 	{name: "all three", target: fixtureAPI + "metas?schema=olm.channel&package=alpha&name=stable"},
 	{name: "all three community", target: communityAPI + "metas?schema=olm.channel&package=infinispan&name=stable"},
-	// Queries nginx cannot read as catalogd does.
+	{name: "upper-case name", target: communityAPI + "metas?name=Stable"},
+	{name: "escaped upper-case name", target: communityAPI + "metas?schema=olm.channel&name=%53table"},
+	{name: "escaped keys and values", target: communityAPI + "metas?%73chema=olm%2Echannel&%6eame=st%61ble&package=infinispan"},
+	{name: "dropped pair, then the value", target: communityAPI + "metas?name=%zz&name=stable&schema=olm.channel;x"},
+	{name: "first value wins", target: communityAPI + "metas?name=stable&name=alpha"},
+	{name: "empty first value", target: communityAPI + "metas?name=&name=stable"},
+	{name: "raw non-ASCII value", target: fixtureAPI + "metas?package=caf\xc3\xa9&name=x"},
+	{name: "leading escaped dot", target: fixtureAPI + "metas?package=%2E.&schema=example.custom"},
+	{name: "many changed bytes", target: fixtureAPI + "metas?name=" + strings.Repeat("A_", 40)},
+	{name: "plus and escaped plus", target: fixtureAPI + "metas?package=Weird%2BPkg&name=a+b"},
+	// Queries catalogd decodes: escapes, '+', ';', malformed escapes.
 	{name: "escaped value", target: fixtureAPI + "metas?package=Weird%2BPkg"},
 	{name: "plus value", target: fixtureAPI + "metas?package=Weird+Pkg"},
 	{name: "semicolon pair", target: fixtureAPI + "metas?schema=olm.package;x&package=beta"},
@@ -102,6 +112,7 @@ var catalogRequests = []request{
 	{name: "escaped key", target: fixtureAPI + "metas?%73chema=olm.package"},
 	{name: "non-ASCII value", target: fixtureAPI + "metas?package=caf%C3%A9"},
 	{name: "long value", target: fixtureAPI + "metas?package=" + strings.Repeat("a", 300)},
+	{name: "long name", target: fixtureAPI + "metas?name=" + strings.Repeat("A", 101)},
 	{name: "leading dot", target: fixtureAPI + "metas?package=.x"},
 
 	// Errors.
@@ -135,21 +146,11 @@ var catalogRequests = []request{
 }
 
 // nginxRefusals are the requests nginx refuses (docs/operators.md), with
-// its answer; upgraph serve answers them.
+// its answer; upgraph serve answers them: values whose file names are
+// hashed.
 var nginxRefusals = map[string]string{
-	"name":                MetasNameRefusal,
-	"schema and name":     MetasNameRefusal,
-	"package and name":    MetasNameRefusal,
-	"all three":           MetasNameRefusal,
-	"all three community": MetasNameRefusal,
-	"escaped value":       MetasDecodeRefusal,
-	"semicolon pair":      MetasDecodeRefusal,
-	"malformed escape":    MetasDecodeRefusal,
-	"plus value":          MetasValueRefusal,
-	"upper-case value":    MetasValueRefusal,
-	"escaped key":         MetasDecodeRefusal,
-	"non-ASCII value":     MetasDecodeRefusal,
-	"long value":          MetasValueRefusal,
+	"long value": MetasLongRefusal,
+	"long name":  MetasLongRefusal,
 }
 
 // catalogHeaders are compared as comparedHeaders, with Last-Modified: the
@@ -163,7 +164,7 @@ var catalogHeaders = append(slices.Clone(comparedHeaders), "Last-Modified")
 func TestCatalogNginxMatchesGoHandler(t *testing.T) {
 	dir, oracles := catalogTree(t)
 	ngx, goURL := startNginx(t, dir), startGo(t, dir)
-	reqs := append(slices.Clone(catalogRequests), precomputedRequests(t, dir)...)
+	reqs := append(slices.Clone(catalogRequests), precomputedRequests(t, dir, catalogtest.Fixture)...)
 	statuses := map[int]int{}
 	for _, rq := range reqs {
 		t.Run(rq.name, func(t *testing.T) {
@@ -231,9 +232,10 @@ func oracleAnswer(oracles map[string]*catalogtest.Oracle, target string) (catalo
 	return catalogtest.Want(oracles, cat, endpoint, query), true
 }
 
-// precomputedRequests asks the query of every metas file of the tree's
-// catalogs (decoding the file names back into values).
-func precomputedRequests(t testing.TB, dir string) []request {
+// precomputedRequests asks the query of every metas file of catalog cat
+// (decoding the file names back into values); TestCatalogEdgesExhaustive
+// asks every query of both catalogs.
+func precomputedRequests(t testing.TB, dir, cat string) []request {
 	m, err := manifest.Read(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -244,12 +246,12 @@ func precomputedRequests(t testing.TB, dir string) []request {
 		if !ok {
 			continue
 		}
-		cat, file, _ := strings.Cut(rest, "/")
+		c, file, _ := strings.Cut(rest, "/")
 		q, ok := queryOf(file)
-		if !ok {
+		if !ok || c != cat {
 			continue
 		}
-		out = append(out, request{name: "file " + name, target: "/catalogs/" + cat + "/api/v1/metas?" + q})
+		out = append(out, request{name: "file " + name, target: "/catalogs/" + c + "/api/v1/metas?" + q})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
@@ -262,15 +264,24 @@ func queryOf(file string) (string, bool) {
 		return "", false
 	}
 	parts := strings.Split(file, "/")
-	switch {
-	case len(parts) == 3 && parts[1] == "schema":
-		return "schema=" + parts[2], true
-	case len(parts) == 3 && parts[1] == "package":
-		return "package=" + parts[2], true
-	case len(parts) == 4 && parts[1] == "package":
-		return "schema=" + parts[3] + "&package=" + parts[2], true
-	case len(parts) == 4 && parts[1] == "schema" && parts[2] == metas.NamedSchema:
-		return "schema=" + parts[2] + "&name=" + parts[3], true
+	if parts[0] != "metas" {
+		return "", false
+	}
+	switch parts = parts[1:]; {
+	case len(parts) == 2 && parts[0] == "schema":
+		return "schema=" + parts[1], true
+	case len(parts) == 2 && parts[0] == "package":
+		return "package=" + parts[1], true
+	case len(parts) == 2 && parts[0] == "name":
+		return "name=" + parts[1], true
+	case len(parts) == 3 && parts[0] == "package":
+		return "schema=" + parts[2] + "&package=" + parts[1], true
+	case len(parts) == 3 && parts[0] == "schema":
+		return "schema=" + parts[1] + "&name=" + parts[2], true
+	case len(parts) == 4 && parts[0] == "package" && parts[2] == "name":
+		return "package=" + parts[1] + "&name=" + parts[3], true
+	case len(parts) == 5 && parts[0] == "package" && parts[2] == "schema":
+		return "schema=" + parts[3] + "&package=" + parts[1] + "&name=" + parts[4], true
 	}
 	return "", false
 }
@@ -282,7 +293,8 @@ func TestCatalogNginxConditional(t *testing.T) {
 	dir, _ := catalogTree(t)
 	ngx, goURL := startNginx(t, dir), startGo(t, dir)
 	for _, target := range []string{fixtureAPI + "all", fixtureAPI + "metas?package=alpha", fixtureAPI + "metas?package=nope",
-		communityAPI + "metas?schema=olm.package", communityAPI + "metas"} {
+		communityAPI + "metas?schema=olm.package", communityAPI + "metas", communityAPI + "metas?name=stable",
+		communityAPI + "metas?schema=olm.channel&package=infinispan&name=Stable"} {
 		first := fetch(t, noGzip, http.MethodGet, goURL+target)
 		lm := first.header.Get("Last-Modified")
 		mod, err := http.ParseTime(lm)
@@ -318,7 +330,8 @@ func TestCatalogNginxConditional(t *testing.T) {
 func TestCatalogNginxGzip(t *testing.T) {
 	dir, _ := catalogTree(t)
 	ngx, goURL := startNginx(t, dir), startGo(t, dir)
-	for _, target := range []string{fixtureAPI + "all", communityAPI + "metas?package=infinispan", fixtureAPI + "metas?schema=olm.deprecations", fixtureAPI + "metas?package=nope"} {
+	for _, target := range []string{fixtureAPI + "all", communityAPI + "metas?package=infinispan", fixtureAPI + "metas?schema=olm.deprecations", fixtureAPI + "metas?package=nope",
+		communityAPI + "metas?name=stable", communityAPI + "metas?package=infinispan&name=infinispan-operator.v2.4.0"} {
 		want := fetch(t, noGzip, http.MethodGet, goURL+target, "Accept-Encoding: gzip")
 		got := fetch(t, noGzip, http.MethodGet, ngx+target, "Accept-Encoding: gzip")
 		gz := want.header.Get("Content-Encoding") == "gzip"
@@ -338,19 +351,29 @@ func TestCatalogNginxGzip(t *testing.T) {
 
 // cfCatalogMissing are the requests for which the catalogs function names
 // an object the tree does not have (docs/operators.md): values the catalog
-// lacks, which catalogd answers with nothing, and unknown catalogs.
+// lacks, which catalogd answers with nothing, and the custom error
+// response answers with metas/empty.jsonl.
 var cfCatalogMissing = map[string]bool{
 	"unknown package": true, "unknown schema": true, "unknown schema, known package": true, "unknown package metadata": true,
-	"plus value": true, "upper-case value": true, "non-ASCII value": true, "leading dot": true, "unknown catalog": true, "unknown catalog all": true, "subdomain catalog": true,
+	"plus value": true, "upper-case value": true, "non-ASCII value": true, "leading dot": true, "long value": true, "long name": true,
+	"raw non-ASCII value": true, "many changed bytes": true, "plus and escaped plus": true,
 	// Other paths reach S3 as they are.
 	"other endpoint": true, "trailing slash": true, "catalogs": true, "missing file": true,
 }
 
-// cfCatalogRefusals are the requests the catalogs function refuses.
-var cfCatalogRefusals = map[string]string{
-	"name": MetasNameRefusal, "schema and name": MetasNameRefusal, "package and name": MetasNameRefusal,
-	"all three": MetasNameRefusal, "all three community": MetasNameRefusal,
-	"long value": MetasLongRefusal,
+// catalogFunction writes the catalogs function for the two catalogs of
+// catalogTree and returns its path.
+func catalogFunction(t testing.TB) string {
+	t.Helper()
+	fn, err := CloudFrontCatalogFunction([]string{catalogtest.Fixture, catalogtest.Community})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cloudfront_catalogs.js")
+	if err := os.WriteFile(path, []byte(fn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestCloudFrontCatalogs runs the catalogs function on catalogRequests and
@@ -361,7 +384,7 @@ func TestCloudFrontCatalogs(t *testing.T) {
 	goURL := startGo(t, dir)
 	var reqs []request
 	var events []cfEvent
-	for _, rq := range append(slices.Clone(catalogRequests), precomputedRequests(t, dir)...) {
+	for _, rq := range append(slices.Clone(catalogRequests), precomputedRequests(t, dir, catalogtest.Fixture)...) {
 		method := cmpOr(rq.method, http.MethodGet)
 		if method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions {
 			continue // the cache behaviour lets only these reach the function
@@ -370,7 +393,7 @@ func TestCloudFrontCatalogs(t *testing.T) {
 		events = append(events, newEvent(method, rq.target, rq.header...))
 	}
 	rewritten, missing := 0, 0
-	for i, res := range runCloudFrontFile(t, "cloudfront_catalogs.js", events) {
+	for i, res := range runCloudFrontFile(t, catalogFunction(t), events) {
 		rq, method := reqs[i], events[i].Request.Method
 		t.Run(rq.name, func(t *testing.T) {
 			want := fetch(t, noGzip, method, goURL+rq.target, rq.header...)
@@ -378,12 +401,6 @@ func TestCloudFrontCatalogs(t *testing.T) {
 				var body string
 				if res.Body != nil {
 					body = res.Body.Data
-				}
-				if refusal, ok := cfCatalogRefusals[rq.name]; ok {
-					if res.StatusCode != 501 || body != refusal+"\n" {
-						t.Errorf("CloudFront %d %q, documented 501 %q", res.StatusCode, body, refusal)
-					}
-					return
 				}
 				if res.StatusCode != want.status || body != string(want.body) {
 					t.Errorf("CloudFront %d %q; Go %d %q", res.StatusCode, body, want.status, want.body)
@@ -405,6 +422,9 @@ func TestCloudFrontCatalogs(t *testing.T) {
 				if !cfCatalogMissing[rq.name] {
 					t.Errorf("CloudFront names %s, which the tree lacks; Go answers %d %.100q", object, want.status, want.body)
 				}
+				if strings.HasPrefix(rq.target, "/catalogs/") && strings.HasPrefix(res.URI, "/operators/") && (want.status != 200 || len(want.body) != 0) {
+					t.Errorf("CloudFront names %s, which the tree lacks (the empty answer); Go answers %d %.100q", object, want.status, want.body)
+				}
 				return
 			}
 			rewritten++
@@ -425,27 +445,40 @@ func TestCloudFrontCatalogs(t *testing.T) {
 	t.Logf("%d requests: %d rewritten to objects, %d to missing objects", len(reqs), rewritten, missing)
 }
 
-// TestCloudFrontCatalogFunction: the function is the file, under
-// CloudFront's size limit, with a top-level handler.
+// TestCloudFrontCatalogFunction: the function is the file with the
+// catalogs listed, under CloudFront's size limit, with a top-level
+// handler; names catalogd would refuse and functions too large are
+// refused.
 func TestCloudFrontCatalogFunction(t *testing.T) {
 	src, err := os.ReadFile("cloudfront_catalogs.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if CloudFrontCatalogFunction() != string(src) || len(src) > CloudFrontMaxSize ||
-		!strings.Contains(string(src), "\nfunction handler(event) {") {
-		t.Errorf("cloudfront_catalogs.js: %d bytes (at most %d), a top-level handler", len(src), CloudFrontMaxSize)
+	fn, err := CloudFrontCatalogFunction([]string{"b", "a.b", "b"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, refusal := range []string{MetasNameRefusal, MetasLongRefusal} {
-		if !strings.Contains(strings.ReplaceAll(string(src), "' +\n  '", ""), refusal) {
-			t.Errorf("the function does not refuse with %q", refusal)
-		}
+	if want := strings.Replace(string(src), catalogsPlaceholder, "var CATALOGS = {'a.b': 1, 'b': 1};\n", 1); fn != want || fn == string(src) ||
+		len(fn) > CloudFrontMaxSize || !strings.Contains(fn, "\nfunction handler(event) {") {
+		t.Errorf("catalogs function: %d bytes (at most %d), the catalogs listed, a top-level handler:\n%.400s", len(fn), CloudFrontMaxSize, fn)
 	}
 	// The same messages as upgraph serve.
 	for _, msg := range []string{site.CatalogNameTooLong} {
-		if !strings.Contains(string(src), msg) {
+		if !strings.Contains(fn, msg) {
 			t.Errorf("the function lacks %q", msg)
 		}
+	}
+	for _, names := range [][]string{{"Bad"}, {"a'b"}, {strings.Repeat("a", 254)}} {
+		if _, err := CloudFrontCatalogFunction(names); err == nil {
+			t.Errorf("%.20q: accepted", names)
+		}
+	}
+	many := make([]string, 400)
+	for i := range many {
+		many[i] = fmt.Sprintf("catalog-%d", i)
+	}
+	if _, err := CloudFrontCatalogFunction(many); err == nil || !strings.Contains(err.Error(), "400 catalogs") {
+		t.Errorf("400 catalogs: %v", err)
 	}
 }
 

@@ -2,29 +2,31 @@
 // CloudFront Function (runtime cloudfront-js-2.0, viewer request) on the
 // cache behaviour /catalogs/* in front of an S3 copy of the tree. It checks
 // a request as catalogd (and upgraph serve) does: the method, the catalog
-// name, the metas parameters, answering those errors itself; then it
+// name, the metas parameters, then the catalog (CATALOGS: the tree's, when
+// the function was generated), answering those errors itself; then it
 // rewrites the URI to the object catalog/metas precomputed for the query
-// and clears the query string:
+// (catalog/metas.Resolve) and clears the query string:
 //   /catalogs/C/api/v1/all, or metas without parameters -> operators/C/all.jsonl
 //   ?schema=S                   -> operators/C/metas/schema/S.jsonl
 //   ?package=P                  -> operators/C/metas/package/P.jsonl
 //   ?schema=S&package=P         -> operators/C/metas/package/P/S.jsonl
-//   ?schema=olm.package&name=N  -> operators/C/metas/schema/olm.package/N.jsonl
-// (S, P and N encoded as file names). It answers 501 for name= otherwise,
-// and for values whose file names are hashed. An unknown catalog or a value
-// the catalog does not have names a missing object. Setup and differences:
-// docs/operators.md.
+//   ?name=N                     -> operators/C/metas/name/N.jsonl
+//   ?schema=S&name=N            -> operators/C/metas/schema/S/N.jsonl
+//   ?package=P&name=N           -> operators/C/metas/package/P/name/N.jsonl
+//   ?schema=S&package=P&name=N  -> operators/C/metas/package/P/schema/S/N.jsonl
+// (S, P and N encoded as file names). A value the catalog does not have
+// names a missing object, which the distribution's custom error response
+// answers with metas/empty.jsonl. Setup and differences: docs/operators.md.
 
+var CATALOGS = {};
+var crypto = require('crypto');
 var VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
 var DNS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 var INVALID = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
   "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 var TOO_LONG = 'must be no more than 253 characters';
-var NAME_REFUSAL = '501 Not Implemented: this static host answers metas queries by schema, package, ' +
-  'schema and package, and schema=olm.package with name; other queries with name= need upgraph serve';
-var LONG_REFUSAL = '501 Not Implemented: this static host maps schema, package and name values of at most 200 bytes once encoded; upgraph serve maps any';
-var STATUS = { 200: 'OK', 400: 'Bad Request', 405: 'Method Not Allowed', 501: 'Not Implemented' };
+var STATUS = { 200: 'OK', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed' };
 
 function handler(event) {
   var req = event.request;
@@ -57,28 +59,31 @@ function handler(event) {
     return text(400, 'invalid catalog name: ' + errs.join('; '), origin);
   }
   var file = 'all.jsonl';
+  var q = {};
   if (m[2] === 'metas') {
-    var q = parseQuery(rawQuery(req));
+    q = parseQuery(rawQuery(req));
     if (!q) {
       return text(400, '400 Bad Request', origin);
     }
-    var s = q.schema, p = q.package, n = q.name;
-    if (n && (s !== 'olm.package' || p)) {
-      return text(501, NAME_REFUSAL, origin);
-    }
-    var es = s && encode(s), ep = p && encode(p), en = n && encode(n);
-    if (es === null || ep === null || en === null) {
-      return text(501, LONG_REFUSAL, origin);
-    }
-    if (n) {
-      file = 'metas/schema/olm.package/' + en + '.jsonl';
-    } else if (s && p) {
-      file = 'metas/package/' + ep + '/' + es + '.jsonl';
-    } else if (p) {
-      file = 'metas/package/' + ep + '.jsonl';
-    } else if (s) {
-      file = 'metas/schema/' + es + '.jsonl';
-    }
+  }
+  if (!Object.prototype.hasOwnProperty.call(CATALOGS, cat)) {
+    return text(404, '404 Not Found', origin);
+  }
+  var s = q.schema, p = q.package, n = q.name;
+  if (n && s && p) {
+    file = 'metas/package/' + encode(p) + '/schema/' + encode(s) + '/' + encode(n) + '.jsonl';
+  } else if (n && p) {
+    file = 'metas/package/' + encode(p) + '/name/' + encode(n) + '.jsonl';
+  } else if (n && s) {
+    file = 'metas/schema/' + encode(s) + '/' + encode(n) + '.jsonl';
+  } else if (n) {
+    file = 'metas/name/' + encode(n) + '.jsonl';
+  } else if (s && p) {
+    file = 'metas/package/' + encode(p) + '/' + encode(s) + '.jsonl';
+  } else if (p) {
+    file = 'metas/package/' + encode(p) + '.jsonl';
+  } else if (s) {
+    file = 'metas/schema/' + encode(s) + '.jsonl';
   }
   req.uri = '/operators/' + cat + '/' + file;
   req.querystring = {};
@@ -182,8 +187,8 @@ function bin(b) {
   return b.map(function (c) { return String.fromCharCode(c); }).join('');
 }
 
-// encode is catalog/metas.Encode of a binary string, or null where Encode
-// hashes it (longer than 200 bytes once encoded).
+// encode is catalog/metas.Encode of a binary string: beyond 200 bytes
+// encoded, "!!" and the hex SHA-256 of its bytes.
 function encode(s) {
   var out = '';
   for (var i = 0; i < s.length; i++) {
@@ -198,7 +203,14 @@ function encode(s) {
       out += '~' + (c < 16 ? '0' : '') + c.toString(16);
     }
   }
-  return out.length > 200 ? null : out;
+  if (out.length <= 200) {
+    return out;
+  }
+  var b = [];
+  for (var j = 0; j < s.length; j++) {
+    b.push(s.charCodeAt(j));
+  }
+  return '!!' + crypto.createHash('sha256').update(Buffer.from(b)).digest('hex');
 }
 
 function text(status, msg, origin) {

@@ -1,8 +1,9 @@
 package edge
 
 import (
+	"fmt"
 	"net/http"
-	"strconv"
+	"strings"
 
 	"github.com/upgraph/upgraph/catalog/metas"
 	"github.com/upgraph/upgraph/site"
@@ -11,81 +12,92 @@ import (
 // Operator catalogs: catalogd's /catalogs/<catalog>/api/v1/all and
 // /api/v1/metas (site/catalogd.go), mapped to the files catalog/metas
 // precomputes. nginx checks what catalogd checks, in its order (method,
-// catalog name, for metas the parameters, then the catalog), and answers
-// the precomputed combinations from their files; it refuses with 501 what
-// it cannot map (docs/operators.md, "Serving").
+// catalog name, for metas the parameters, then the catalog), reads the
+// query as catalogd does (url.ParseQuery: pairs split on '&', a pair
+// with ';' or a malformed escape dropped, the first value of each key),
+// encodes each value as metas.Encode does (nginxEncoderMaps) and answers
+// the file of the combination (metas.Resolve); a value the catalog does
+// not have names a file that does not exist, and the answer is
+// metas/empty.jsonl (docs/operators.md, "Serving").
 
-// Refusals of the static hosts, for metas queries they cannot map to a
-// file. upgraph serve answers all of them.
-const (
-	// MetasNameRefusal: name= other than with schema=olm.package alone.
-	MetasNameRefusal = "501 Not Implemented: this static host answers metas queries by schema, package, " +
-		"schema and package, and schema=olm.package with name; other queries with name= need upgraph serve"
-	// MetasDecodeRefusal (nginx): a query with '%' or ';', which nginx
-	// cannot decode as catalogd does.
-	MetasDecodeRefusal = "501 Not Implemented: this static host does not decode queries containing '%' or ';'; upgraph serve does"
-	// MetasValueRefusal (nginx): a value other than 1 to 200 bytes of
-	// [0-9a-z.-], which nginx cannot encode as a file name.
-	MetasValueRefusal = "501 Not Implemented: this static host maps schema, package and name values of 1 to 200 characters " +
-		"of [0-9a-z.-] only; upgraph serve maps any"
-	// MetasLongRefusal (CloudFront): a value whose file name would be
-	// hashed (longer than metas.MaxEncoded once encoded).
-	MetasLongRefusal = "501 Not Implemented: this static host maps schema, package and name values of at most 200 bytes once encoded; upgraph serve maps any"
-)
-
-// mappable is a raw query value nginx maps to its file name: it encodes to
-// itself, but for a leading '.' (metas.Encode).
-var mappable = `[0-9a-z.-]{1,` + strconv.Itoa(metas.MaxEncoded) + `}`
+// MetasLongRefusal (nginx) answers a value whose file name metas.Encode
+// hashes (longer than metas.MaxEncoded once encoded), which nginx cannot
+// compute. upgraph serve and the CloudFront function answer it.
+const MetasLongRefusal = "501 Not Implemented: this static host maps schema, package and name values of at most 200 bytes once encoded; upgraph serve maps any"
 
 // dns1123Subdomain is what catalogd accepts as a catalog name
 // (k8s.io/apimachinery IsDNS1123Subdomain), length aside.
 const dns1123Subdomain = `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`
 
-func catalogMaps() []nginxMap {
-	encode := func(src, dst, capture string) nginxMap {
-		return nginxMap{"", src, dst, []mapEntry{{`~^\.(?<` + capture + `>.*)$`, "~2e$" + capture}, {"default", src}}}
+// pairChar is one character of a pair url.ParseQuery keeps: anything but
+// the separator, ';' (the pair is dropped) and '%' not starting a
+// well-formed escape (the pair is dropped).
+const pairChar = `(?:[^&%;]|%[0-9A-Fa-f]{2})`
+
+// keySpelling matches every raw spelling of key that decodes to it: each
+// character as itself or escaped (hex digits of either case).
+func keySpelling(key string) string {
+	var b strings.Builder
+	for _, c := range []byte(key) {
+		fmt.Fprintf(&b, "(?:%c|%%(?i:%02x))", c, c)
 	}
-	return []nginxMap{
-		{"Operator catalogs (catalogd's API): the method first, preflights answered.", "$request_method", "$upgraph_cat_route", []mapEntry{
+	return b.String()
+}
+
+func catalogMaps() []nginxMap {
+	ks, kp, kn := keySpelling("schema"), keySpelling("package"), keySpelling("name")
+	first := func(key, capture string) string {
+		return `~(?:^|&)` + key + `(?:=(?<` + capture + `>` + pairChar + `*))?(?=&|$)`
+	}
+	maps := []nginxMap{
+		{Comment: "Operator catalogs (catalogd's API): the method first, preflights answered.", Source: "$request_method", Var: "$upgraph_cat_route", Entries: []mapEntry{
 			{"GET", "$upgraph_cat_name"}, {"HEAD", "$upgraph_cat_name"}, {"OPTIONS", "$upgraph_cat_options"}, {"default", "catmethod"}}},
-		{"", "$http_access_control_request_method", "$upgraph_cat_options", []mapEntry{
+		{Source: "$http_access_control_request_method", Var: "$upgraph_cat_options", Entries: []mapEntry{
 			{"", "catmethod"}, {"default", "$upgraph_preflight"}}},
-		{"Then the catalog name, as catalogd checks it (IsDNS1123Subdomain).", "$upgraph_cat", "$upgraph_cat_name", []mapEntry{
+		{Comment: "Then the catalog name, as catalogd checks it (IsDNS1123Subdomain).", Source: "$upgraph_cat", Var: "$upgraph_cat_name", Entries: []mapEntry{
 			{"~^(?=.{254})" + dns1123Subdomain + "$", "catlong"},
 			{"~^.{254}", "catlongbad"},
 			{"~^" + dns1123Subdomain + "$", "file"},
 			{"default", "catbad"}}},
-		{"Then, for metas, the parameters: only schema, package and name (400), in a\n" +
-			"# query nginx reads as catalogd does (no '%' or ';').", "$args", "$upgraph_cat_params", []mapEntry{
-			{"~(?:^|&)(?!(?:schema|package|name)(?:[=&]|$))[^&%;]+(?=&|$)", "catparams"},
-			{"~[%;]", "catdecode"},
+		{Comment: "Then, for metas, the parameters: a pair url.ParseQuery keeps (no ';', no\n" +
+			"# malformed escape) whose key decodes to none of schema, package and name is 400.", Source: "$args", Var: "$upgraph_cat_params", Entries: []mapEntry{
+			{`~(?:^|&)(?!(?:` + ks + `|` + kp + `|` + kn + `)(?:[=&]|$))` + pairChar + `+(?=&|$)`, "catparams"},
 			{"default", "file"}}},
-		{"The first value of each (catalogd's Query().Get).", "$args", "$upgraph_cat_s", []mapEntry{
-			{"~(?:^|&)schema(?:=(?<upgraph_qs>[^&]*))?(?:&|$)", "$upgraph_qs"}, {"default", ""}}},
-		{"", "$args", "$upgraph_cat_p", []mapEntry{
-			{"~(?:^|&)package(?:=(?<upgraph_qp>[^&]*))?(?:&|$)", "$upgraph_qp"}, {"default", ""}}},
-		{"", "$args", "$upgraph_cat_n", []mapEntry{
-			{"~(?:^|&)name(?:=(?<upgraph_qn>[^&]*))?(?:&|$)", "$upgraph_qn"}, {"default", ""}}},
-		{"The combinations precomputed, of values nginx can map to file names.", "$upgraph_cat_s&$upgraph_cat_p&$upgraph_cat_n", "$upgraph_metas_route", []mapEntry{
-			{"~^olm\\.package&&" + mappable + "$", "file"},
-			{"~^[^&]*&[^&]*&.", "catname"},
-			{"~^(?:" + mappable + ")?&(?:" + mappable + ")?&$", "file"},
-			{"default", "catvalue"}}},
-		{"Their files (catalog/metas), relative to operators/<catalog>/.", "$upgraph_cat_s&$upgraph_cat_p&$upgraph_cat_n", "$upgraph_metas_file", []mapEntry{
-			{"~^&&$", metas.AllFile},
-			{"~^olm\\.package&&.", "metas/schema/olm.package/${upgraph_enc_n}.jsonl"},
-			{"~^.+&&$", "metas/schema/${upgraph_enc_s}.jsonl"},
-			{"~^&.+&$", "metas/package/${upgraph_enc_p}.jsonl"},
-			{"~^.+&.+&$", "metas/package/${upgraph_enc_p}/${upgraph_enc_s}.jsonl"},
-			{"default", metas.EmptyFile}}},
-		encode("$upgraph_cat_s", "$upgraph_enc_s", "upgraph_es"),
-		encode("$upgraph_cat_p", "$upgraph_enc_p", "upgraph_ep"),
-		encode("$upgraph_cat_n", "$upgraph_enc_n", "upgraph_en"),
+		{Comment: "The raw first value of each kept pair (catalogd's Query().Get).", Source: "$args", Var: "$upgraph_cat_s", Entries: []mapEntry{
+			{first(ks, "upgraph_qs"), "$upgraph_qs"}, {"default", ""}}},
+		{Source: "$args", Var: "$upgraph_cat_p", Entries: []mapEntry{
+			{first(kp, "upgraph_qp"), "$upgraph_qp"}, {"default", ""}}},
+		{Source: "$args", Var: "$upgraph_cat_n", Entries: []mapEntry{
+			{first(kn, "upgraph_qn"), "$upgraph_qn"}, {"default", ""}}},
 	}
+	maps = append(maps, nginxEncoderMaps("$upgraph_cat_s", "$upgraph_enc_s", "s")...)
+	maps = append(maps, nginxEncoderMaps("$upgraph_cat_p", "$upgraph_enc_p", "p")...)
+	maps = append(maps, nginxEncoderMaps("$upgraph_cat_n", "$upgraph_enc_n", "n")...)
+	maps = append(maps, nginxLookupMaps()...)
+	const present, absent = `[^&]+`, ``
+	combination := func(s, p, n string) string { return "~^" + s + "&" + p + "&" + n + "$" }
+	maps = append(maps,
+		nginxMap{Comment: "A value whose file name is hashed (longer than " + fmt.Sprint(metas.MaxEncoded) + " bytes encoded).",
+			Source: "$upgraph_enc_s&$upgraph_enc_p&$upgraph_enc_n", Var: "$upgraph_metas_route", Entries: []mapEntry{
+				{fmt.Sprintf(`~/|[^&]{%d}`, metas.MaxEncoded+1), "catvaluelong"},
+				{"default", "file"}}},
+		nginxMap{Comment: "The file of each combination (catalog/metas.Resolve), relative to operators/<catalog>/.",
+			Source: "$upgraph_cat_s&$upgraph_cat_p&$upgraph_cat_n", Var: "$upgraph_metas_file", Entries: []mapEntry{
+				{combination(absent, absent, absent), metas.AllFile},
+				{combination(present, absent, absent), "metas/schema/${upgraph_enc_s}.jsonl"},
+				{combination(absent, present, absent), "metas/package/${upgraph_enc_p}.jsonl"},
+				{combination(present, present, absent), "metas/package/${upgraph_enc_p}/${upgraph_enc_s}.jsonl"},
+				{combination(absent, absent, present), metas.NameDir + "${upgraph_enc_n}.jsonl"},
+				{combination(present, absent, present), "metas/schema/${upgraph_enc_s}/${upgraph_enc_n}.jsonl"},
+				{combination(absent, present, present), "metas/package/${upgraph_enc_p}/name/${upgraph_enc_n}.jsonl"},
+				{combination(present, present, present), "metas/package/${upgraph_enc_p}/schema/${upgraph_enc_s}/${upgraph_enc_n}.jsonl"},
+				{"default", metas.EmptyFile}}},
+	)
+	return maps
 }
 
 // catalogResponses are catalogd's errors (http.Error: text/plain, nosniff)
-// and the refusals, each with catalogd's Vary.
+// and the refusal, each with catalogd's Vary.
 func catalogResponses() []nginxResponse {
 	text := func(name string, status int, body string) nginxResponse {
 		return nginxResponse{Name: name, Status: status, ContentType: "text/plain; charset=utf-8", CORS: true,
@@ -100,8 +112,6 @@ func catalogResponses() []nginxResponse {
 		text("catlongbad", http.StatusBadRequest, invalid+site.CatalogNameTooLong+"; "+site.CatalogNameInvalid),
 		text("catparams", http.StatusBadRequest, "400 Bad Request"),
 		text("catnotfound", http.StatusNotFound, "404 Not Found"),
-		text("catname", http.StatusNotImplemented, MetasNameRefusal),
-		text("catdecode", http.StatusNotImplemented, MetasDecodeRefusal),
-		text("catvalue", http.StatusNotImplemented, MetasValueRefusal),
+		text("catvaluelong", http.StatusNotImplemented, MetasLongRefusal),
 	}
 }

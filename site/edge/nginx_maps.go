@@ -26,6 +26,10 @@ type nginxMap struct {
 
 type mapEntry struct{ Key, Value string }
 
+// Parameters of a map written as entries, as "default" is: volatile
+// makes nginx evaluate the map at each use rather than once per request.
+var volatileEntry = mapEntry{Key: "volatile"}
+
 // Query syntax as the Go handler reads it (leniently, as upstream): pairs
 // split on '&' only, '+' is a space, a well-formed %XX escape a byte, and
 // anything else, a malformed escape or ';' included, is kept literally.

@@ -21,6 +21,8 @@ import (
 type Oracle struct {
 	All                         []byte
 	bySchema, byPackage, byName map[string][]section
+	// Blobs are the schema, package and name of each blob, in load order.
+	Blobs [][3]string
 }
 
 type section struct{ off, n int }
@@ -29,6 +31,7 @@ type section struct{ off, n int }
 func NewOracle(dc *declcfg.DeclarativeConfig) *Oracle {
 	o := &Oracle{bySchema: map[string][]section{}, byPackage: map[string][]section{}, byName: map[string][]section{}}
 	for _, m := range dc.Metas {
+		o.Blobs = append(o.Blobs, [3]string{m.Schema, m.Package, m.Name})
 		s := section{len(o.All), len(m.Blob) + 1}
 		o.All = append(append(o.All, m.Blob...), '\n')
 		if m.Schema != "" {
