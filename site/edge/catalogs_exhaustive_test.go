@@ -196,7 +196,9 @@ func catalogTargets(cat string, o *catalogtest.Oracle) []string {
 			add([3]string{"", "", strings.ToUpper(b[2])})
 		}
 	}
-	slices.SortFunc(queries, func(a, b [3]string) int { return strings.Compare(a[0]+"\x00"+a[1]+"\x00"+a[2], b[0]+"\x00"+b[1]+"\x00"+b[2]) })
+	slices.SortFunc(queries, func(a, b [3]string) int {
+		return strings.Compare(a[0]+"\x00"+a[1]+"\x00"+a[2], b[0]+"\x00"+b[1]+"\x00"+b[2])
+	})
 	base := "/catalogs/" + cat + "/api/v1/metas?"
 	var out []string
 	for i, q := range queries {
