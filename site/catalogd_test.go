@@ -6,12 +6,15 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/internal/catalogtest"
 )
@@ -288,4 +291,75 @@ func TestOperatorsFiles(t *testing.T) {
 			t.Errorf("%s: not the file", tc.target)
 		}
 	}
+}
+
+// TestCatalogdBeforeNameFiles: a tree written before the name= files
+// (no metas/name/, metas/schema/S/N.jsonl for olm.package only) answers
+// name= queries by filtering the file of the other parameters, as
+// catalogd answers them.
+func TestCatalogdBeforeNameFiles(t *testing.T) {
+	dir, oracles := catalogTree(t)
+	old := filepath.Join(t.TempDir(), "tree")
+	if err := os.CopyFS(old, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Read(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := 0
+	for name := range m.Files {
+		if nameFile(name) {
+			delete(m.Files, name)
+			if err := os.Remove(filepath.Join(old, filepath.FromSlash(name))); err != nil {
+				t.Fatal(err)
+			}
+			dropped++
+		}
+	}
+	index, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, manifest.FileName), index, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := site.CORS(newHandler(t, old, site.Options{}))
+	named := 0
+	for _, q := range catalogdQueries {
+		target := "/catalogs/" + q.catalog + "/api/v1/" + q.endpoint + "?" + q.query
+		want := catalogtest.Want(oracles, q.catalog, q.endpoint, q.query)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		if rec.Code != want.Status || !bytes.Equal(rec.Body.Bytes(), want.Body) {
+			t.Errorf("%s: %d %.200q; catalogd answers %d %.200q", target, rec.Code, rec.Body.Bytes(), want.Status, want.Body)
+		}
+		if strings.Contains(q.query, "name=") && len(want.Body) > 0 {
+			named++
+		}
+	}
+	if dropped < 1000 || named < 5 {
+		t.Errorf("vacuous: %d name files dropped, %d non-empty name= queries", dropped, named)
+	}
+}
+
+// nameFile reports whether a tree file is one of the name= files
+// (catalog/metas: metas/name/N, metas/schema/S/N, metas/package/P/name/N,
+// metas/package/P/schema/S/N) but the olm.package ones trees had before.
+func nameFile(name string) bool {
+	rest, ok := strings.CutPrefix(name, "operators/")
+	if !ok {
+		return false
+	}
+	_, file, _ := strings.Cut(rest, "/")
+	parts := strings.Split(file, "/")
+	switch {
+	case len(parts) < 3 || parts[0] != "metas":
+		return false
+	case parts[1] == "name":
+		return true
+	case parts[1] == "schema":
+		return len(parts) == 4 && parts[2] != "olm.package"
+	}
+	return parts[1] == "package" && len(parts) > 4
 }
