@@ -67,15 +67,19 @@ func nginxEncoderMaps(src, dst, tag string) []nginxMap {
 
 // nginxLookupMaps are the tables of the encoder's stages: the encoding of
 // a changed byte, sent as itself or as %XX. They are volatile, looked up
-// again for each unit, and hold exact strings only, which nginx matches
-// case-insensitively: "%2b" is "%2B", and "A" is 'A' since a lower-case
-// letter is never looked up. Encode's choices: '+' sent as itself is a
-// space ("~20"), escaped it is '+' ("_"); an upper-case letter is "!" and
-// the letter in lower case; any other byte "~hh". Control characters and
-// the space never arrive unescaped (nginx refuses them in a request
-// line), nor do '&', '#' and a '%' that does not start an escape.
+// again for each unit. Printable ASCII and escapes are exact strings,
+// which nginx matches case-insensitively: "%2b" is "%2B", and "A" is 'A'
+// since a lower-case letter is never looked up. A raw byte outside
+// printable ASCII is a regex written with \xhh, so that the
+// configuration is ASCII (a ConfigMap holds it); such a regex has no
+// named group, and the stages use named groups only, which it leaves as
+// they are. Encode's choices: '+' sent as itself is a space ("~20"),
+// escaped it is '+' ("_"); an upper-case letter is "!" and the letter in
+// lower case; any other byte "~hh". Control characters and the space
+// never arrive unescaped (nginx refuses them in a request line), nor do
+// '&', '#' and a '%' that does not start an escape.
 func nginxLookupMaps() []nginxMap {
-	var es []mapEntry
+	es := []mapEntry{volatileEntry}
 	for b := 0; b < 256; b++ {
 		es = append(es, mapEntry{fmt.Sprintf("%%%02x", b), encodeByte(byte(b))})
 	}
@@ -86,9 +90,11 @@ func nginxLookupMaps() []nginxMap {
 			continue
 		case c == '+':
 			es = append(es, mapEntry{"+", encodeByte(' ')})
+		case c >= 0x7f:
+			es = append(es, mapEntry{fmt.Sprintf(`~^\x%02x$`, c), encodeByte(c)})
 		case c == '~' || c == '\\':
-			// A leading '~' would make the key a regex, which would also
-			// overwrite the stage's captures; nginx drops a leading backslash.
+			// A leading '~' would make the key a regex; nginx drops a
+			// leading backslash.
 			es = append(es, mapEntry{`\` + string([]byte{c}), encodeByte(c)})
 		default:
 			es = append(es, mapEntry{string([]byte{c}), encodeByte(c)})
@@ -96,7 +102,7 @@ func nginxLookupMaps() []nginxMap {
 	}
 	var maps []nginxMap
 	for j := 1; j <= encodeUnits; j++ {
-		m := nginxMap{Source: fmt.Sprintf("$upgraph_u%d", j), Var: fmt.Sprintf("$upgraph_l%d", j), Entries: append([]mapEntry{volatileEntry}, es...)}
+		m := nginxMap{Source: fmt.Sprintf("$upgraph_u%d", j), Var: fmt.Sprintf("$upgraph_l%d", j), Entries: es}
 		if j == 1 {
 			m.Comment = "The encoding of one changed byte, for the encoder's stages."
 		}

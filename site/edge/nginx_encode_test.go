@@ -46,6 +46,11 @@ func TestNginxEncodesEveryByte(t *testing.T) {
 		}
 	}
 	oracle := metastest.NewOracle(dc)
+	// The tables name raw bytes by regex: the configuration stays text a
+	// ConfigMap can hold.
+	if conf := NginxConfig(NginxOptions{Root: dir, Listen: "8080"}); !utf8.ValidString(conf) {
+		t.Error("the configuration is not UTF-8")
+	}
 	ngx := startNginx(t, dir)
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer client.CloseIdleConnections()
