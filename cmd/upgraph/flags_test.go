@@ -256,6 +256,9 @@ var invalidFlags = map[string]badFlag{
 	"edge nginx --cache-control": {bad: []string{`no"cache`, "$x"}},     // "": serve's
 	"edge nginx --state-dir":     {bad: []string{`/tmp/a"b`, "a$b"}},    // "": nginx's -p prefix
 	"edge nginx --user":          {bad: []string{"a b", "root;"}},       // "": nginx's default
+	// Without --catalogs any value is refused; with it, a path that holds
+	// no tree (or a tree without catalogs, as {tree}) is.
+	"edge cloudfront --root": {bad: []string{"", "/nonexistent/tree"}},
 
 	"diff --max-bytes": {bad: []string{"-1"}}, // 0: no limit, said in the usage text
 
