@@ -17,7 +17,8 @@ import (
 	"github.com/upgraph/upgraph/tree/bundle"
 )
 
-// TestPublishLocations: `publish SRC s3://…` from a bundle, an image in
+// TestPublishLocations: `publish SRC s3://…` of a tree with releases and a
+// catalog, from a bundle, an image in
 // the real registry, an OCI layout, a static HTTP host or another s3://
 // prefix stores exactly the objects (keys, bytes, headers, metadata) that
 // publishing the directory does, and publishing the image over the
@@ -28,7 +29,10 @@ func TestPublishLocations(t *testing.T) {
 	work := t.TempDir()
 	env := []string{"SOURCE_DATE_EPOCH=1700000000"}
 	dir, file := filepath.Join(work, "tree"), filepath.Join(work, "tree.tar.gz")
-	if _, stderr, code := run(t, work, env, "generate", "--demo", "--out", dir); code != 0 {
+	// With a catalog: its metas files of the same bytes are hard links
+	// in the directory and the bundle, and objects of their own in S3.
+	fbc := smallCatalog(t, filepath.Join(work, "fbc"), []string{"alpha", "beta"}, nil)
+	if _, stderr, code := run(t, work, env, "generate", "--demo", "--catalog", "c=dir:"+fbc, "--out", dir); code != 0 {
 		t.Fatalf("generate: %s", stderr)
 	}
 	if _, err := bundle.Write(t.Context(), dir, file); err != nil {
@@ -63,6 +67,11 @@ func TestPublishLocations(t *testing.T) {
 	}
 	if len(want) != len(m.Files)+1 {
 		t.Fatalf("publishing the directory stored %d objects, want %d", len(want), len(m.Files)+1)
+	}
+	for _, key := range []string{"v1/operators/c/metas/name/alpha.v1.0.0.jsonl", "v1/operators/c/metas/package/beta/schema/olm.channel/stable.jsonl"} {
+		if o, ok := want[key]; !ok || !strings.HasPrefix(string(o.Body), `{"`) {
+			t.Errorf("publishing the directory stored no %s", key)
+		}
 	}
 	for _, src := range []string{file, image, "oci-layout:" + layoutDir + ":v1", web.URL, "s3://" + fromDir + "/v1"} {
 		bucket := srv.NewBucket(t)
