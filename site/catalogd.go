@@ -25,8 +25,9 @@ import (
 // catalogd's statuses, error bodies, Content-Type, Last-Modified and
 // conditional requests, and the same bodies byte for byte, from the files
 // catalog/metas precomputes (in trees written before the name files, a
-// query with name= filters the package or schema file). docs/operators.md ("Serving") records catalogd's behaviour
-// and where this differs. The other files of a catalog are served at
+// query with name= filters the package or schema file).
+// docs/operators.md ("Serving") records catalogd's behaviour and where
+// this differs. The other files of a catalog are served at
 // their own paths, /operators/<catalog>/…, from any tree.
 
 // MediaJSONL is catalogd's Content-Type for catalog content.
