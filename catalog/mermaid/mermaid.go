@@ -72,7 +72,7 @@ func Write(w io.Writer, pkgs ...Package) error {
 				deprecatedChannels = append(deprecatedChannels, channelID)
 			}
 			into := map[string][]model.GraphEdge{}
-			for _, e := range g.Edges {
+			for _, e := range g.AllEdges() {
 				into[e.To] = append(into[e.To], e)
 			}
 			for _, n := range g.Nodes {
