@@ -44,6 +44,51 @@ type Package struct {
 // them.
 var typeOrder = map[model.EdgeType]int{model.EdgeSkips: 0, model.EdgeSkipRange: 1, model.EdgeReplaces: 2}
 
+// id makes a name part of a Mermaid node or subgraph id: bytes other than
+// ASCII letters, digits, '.' and '-' are written _HH (lower-case hex, '_'
+// itself included), so an id is one token whatever the name — a quote,
+// space, slash, bracket or line break would end it or start another
+// statement (a catalog author could add a click handler) — and distinct
+// names give distinct ids. The names of real catalogs are of those bytes
+// only and are their own ids, as render-graph writes them. As in
+// render-graph, the parts of "P-CH-BUNDLE" are joined by '-', which
+// names may hold too.
+func id(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "_%02x", c)
+		}
+	}
+	return b.String()
+}
+
+// text makes s a Mermaid string: in quotes, with '"', '#' and control
+// characters written as Mermaid's entity codes (#quot;, #35;, #10;):
+// Mermaid has no backslash escapes, so a quote would end the string and
+// a line break the statement. Text without them is written as
+// render-graph writes it.
+func text(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString("#quot;")
+		case r == '#' || r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "#%d;", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // Write draws the packages (drawn by name) as one Mermaid flowchart.
 func Write(w io.Writer, pkgs ...Package) error {
 	pkgs = slices.Clone(pkgs)
@@ -58,16 +103,20 @@ func Write(w io.Writer, pkgs ...Package) error {
 	link := 0
 	for _, p := range pkgs {
 		fmt.Fprintf(b, "  %%%% package %s\n", strconv.Quote(p.Name))
-		fmt.Fprintf(b, "  subgraph %s\n", strconv.Quote(p.Name))
+		if pkgID := id(p.Name); pkgID == p.Name {
+			fmt.Fprintf(b, "  subgraph %s\n", text(p.Name)) // render-graph's: the title is the id
+		} else {
+			fmt.Fprintf(b, "  subgraph %s[%s]\n", pkgID, text(p.Name))
+		}
 		if p.Deprecated != "" {
-			deprecatedPkgs = append(deprecatedPkgs, p.Name)
+			deprecatedPkgs = append(deprecatedPkgs, id(p.Name))
 		}
 		chs := slices.Clone(p.Channels)
 		slices.SortFunc(chs, func(a, b *model.ChannelGraph) int { return strings.Compare(a.Channel, b.Channel) })
 		for _, g := range chs {
-			channelID := p.Name + "-" + g.Channel
+			channelID := id(p.Name) + "-" + id(g.Channel)
 			fmt.Fprintf(b, "    %%%% channel %s\n", strconv.Quote(g.Channel))
-			fmt.Fprintf(b, "    subgraph %s[%s]\n", channelID, strconv.Quote(g.Channel))
+			fmt.Fprintf(b, "    subgraph %s[%s]\n", channelID, text(g.Channel))
 			if g.Deprecated != "" {
 				deprecatedChannels = append(deprecatedChannels, channelID)
 			}
@@ -76,15 +125,15 @@ func Write(w io.Writer, pkgs ...Package) error {
 				into[e.To] = append(into[e.To], e)
 			}
 			for _, n := range g.Nodes {
-				id := channelID + "-" + n.Name
-				fmt.Fprintf(b, "      %s[%s]\n", id, strconv.Quote(n.Name))
+				nodeID := channelID + "-" + id(n.Name)
+				fmt.Fprintf(b, "      %s[%s]\n", nodeID, text(n.Name))
 				switch {
 				case n.Deprecated != "" && n.SkippedByV0:
-					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], id)
+					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], nodeID)
 				case n.Deprecated != "":
-					classes["deprecated"] = append(classes["deprecated"], id)
+					classes["deprecated"] = append(classes["deprecated"], nodeID)
 				case n.SkippedByV0:
-					classes["skipped"] = append(classes["skipped"], id)
+					classes["skipped"] = append(classes["skipped"], nodeID)
 				}
 				es := into[n.Name]
 				slices.SortStableFunc(es, func(a, b model.GraphEdge) int { return typeOrder[a.Type] - typeOrder[b.Type] })
@@ -94,9 +143,9 @@ func Write(w io.Writer, pkgs ...Package) error {
 					case model.EdgeSkips:
 						label = "skip"
 					case model.EdgeSkipRange:
-						label = `"skipRange(` + e.Range + `)"`
+						label = text("skipRange(" + e.Range + ")")
 					}
-					fmt.Fprintf(b, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, e.From, strconv.Quote(e.From), label, id, strconv.Quote(n.Name))
+					fmt.Fprintf(b, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, id(e.From), text(e.From), label, nodeID, text(n.Name))
 					if n.SkippedByV0 {
 						skippedLinks = append(skippedLinks, strconv.Itoa(link))
 					}
