@@ -750,6 +750,12 @@ func allows(b *model.Bundle, c crossing) (bool, string) {
 	if Allows(m, c.from, c.to) {
 		return true, fmt.Sprintf("%s has maxOpenShiftVersion %s, which allows %s", b.Name, equiv(m), to)
 	}
+	if !Blocks(m, c.from) {
+		// OLM's rule passes: the hop skips the minor OLM checks.
+		return false, fmt.Sprintf("%s has maxOpenShiftVersion %s: OLM lets the cluster leave %s (it checks %s, the next minor), "+
+			"but the hop skips to %s, past what the bundle declares; upgraph blocks the update to %s (its policy for a hop that skips a minor, stricter than OLM's)",
+			b.Name, equiv(m), c.from, c.from.Normalize().NextY(), to, to)
+	}
 	return false, fmt.Sprintf("%s has maxOpenShiftVersion %s: OLM blocks the update to %s", b.Name, equiv(m), to)
 }
 
