@@ -1269,8 +1269,13 @@ async function stepOperator(s, c, cur, next, olm) {
     oh.state = 'compatible';
     oh.message = s.bundle.maxOpenShiftVersion ? `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion} allows ${to}` : 'no olm.maxOpenShiftVersion';
   } else {
+    // OLM checks only nextY of the cluster's minor; a hop that skips it
+    // is blocked by upgraph's stricter policy (plan's allows).
+    const max = parseMinor(s.bundle.maxOpenShiftVersion);
     const why = s.bundle.maxOpenShiftVersionError ? 'invalid olm.maxOpenShiftVersion, which OLM reports as blocking every minor update'
-      : `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM blocks the update to ${to}`;
+      : max && !minorBlocks(max, c.from)
+        ? `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM lets the cluster leave ${minorString(c.from)} (it checks ${minorString(nextY(normalizeMinor(c.from)))}, the next minor), but the hop skips to ${to}, past what the bundle declares; upgraph blocks the update to ${to} (its policy for a hop that skips a minor, stricter than OLM's)`
+        : `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM blocks the update to ${to}`;
     const doc = await cur.pkg(s.pkg);
     const ch = doc && doc.channels.find((x) => x.name === s.channel);
     if (!doc) {
