@@ -3,6 +3,7 @@ package mermaid
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,7 +17,8 @@ import (
 // "…" without a quote or a line break inside (Mermaid has no
 // backslash escapes: `\"` ends the string).
 const (
-	idRE  = `[A-Za-z0-9._-]+`
+	// No "--" or "-." (links) in an id, no leading '-' or '.'.
+	idRE  = `[A-Za-z0-9_](?:[A-Za-z0-9_.]|-[A-Za-z0-9_])*`
 	strRE = `"[^"\n]*"`
 )
 
@@ -48,8 +50,9 @@ var lineForms = []*regexp.Regexp{
 func TestHostileNames(t *testing.T) {
 	hostile := []string{
 		`a"b`, "a b", "a/b", "a\nclick X call alert(1)\nb", `x]-- replace --> y["z`, "%% c", "p#quot;q", "a_b", "a_5fb",
+		"a--b", "a---b", "a-.-b", ".a", "-a", "a-", "end", "op.v1.0.0-rc.1",
 	}
-	g := &model.ChannelGraph{Package: `pkg "x"/y z`, Channel: "ch\n1 2", Deprecated: "d"}
+	g := &model.ChannelGraph{Package: `pkg "x"/y z`, Channel: "ch\n1 2-", Deprecated: "d"}
 	for i, n := range hostile {
 		node := model.GraphNode{Name: n, Version: "1.0.0", SkippedByV0: i%2 == 0}
 		if i == 0 {
@@ -96,8 +99,23 @@ func TestHostileNames(t *testing.T) {
 		}
 	}
 	// The deprecated package is styled by the id its subgraph has.
+	// A real name is its own id.
+	if !strings.Contains(string(out), "-op.v1.0.0-rc.1[\"op.v1.0.0-rc.1\"]") {
+		t.Errorf("op.v1.0.0-rc.1 not its own id:\n%s", out)
+	}
 	if !strings.Contains(string(out), "  subgraph pkg_20_22x_22_2fy_20z[\"pkg #quot;x#quot;/y z\"]\n") || !strings.Contains(string(out), "style pkg_20_22x_22_2fy_20z fill:") {
 		t.Errorf("package subgraph and its style:\n%s", out)
+	}
+	// Mermaid's keywords where an id begins: a package named "end" or
+	// "style" (Mermaid reads "end-style-x" as the end of a subgraph).
+	for _, kw := range []string{"end", "style", "graph", "default"} {
+		kg := &model.ChannelGraph{Package: kw, Channel: kw, Nodes: []model.GraphNode{{Name: kw}, {Name: "x"}},
+			Edges: []model.GraphEdge{{From: "x", To: kw, Type: model.EdgeReplaces}}}
+		ko := string(render(t, Package{Name: kw, Deprecated: "d", Channels: []*model.ChannelGraph{kg}}))
+		want := "      _" + fmt.Sprintf("%02x", kw[0]) + kw[1:] + "-" + kw + "-x[\"x\"]-- replace --> _" + fmt.Sprintf("%02x", kw[0]) + kw[1:] + "-" + kw + "-" + kw + "[\"" + kw + "\"]\n"
+		if !strings.Contains(ko, want) {
+			t.Errorf("package %q: want the line %q in\n%s", kw, want, ko)
+		}
 	}
 	if !strings.Contains(string(out), `"skipRange(<2.0.0#quot; --> injected[#quot;x)"`) {
 		t.Errorf("skipRange label not escaped:\n%s", out)
