@@ -190,7 +190,7 @@ func (g *ChannelGraph) AllEdges() []GraphEdge {
 			}
 		}
 		for _, s := range n.SkipRangeFrom {
-			for i := s[0]; i <= s[1] && i < len(g.Nodes); i++ {
+			for i := max(s[0], 0); i <= s[1] && i < len(g.Nodes); i++ { // files are read back: stay in Nodes
 				out = append(out, GraphEdge{From: g.Nodes[i].Name, To: n.Name, Type: EdgeSkipRange, Range: n.SkipRange})
 			}
 		}
@@ -374,7 +374,7 @@ func (g *PackageGraph) AllEdges() []PackageEdge {
 	for _, n := range g.Nodes {
 		for _, r := range n.SkipRanges {
 			for _, s := range r.From {
-				for i := s[0]; i <= s[1] && i < len(g.Nodes); i++ {
+				for i := max(s[0], 0); i <= s[1] && i < len(g.Nodes); i++ { // files are read back: stay in Nodes
 					out = append(out, PackageEdge{GraphEdge: GraphEdge{From: g.Nodes[i].Name, To: n.Name, Type: EdgeSkipRange, Range: r.Range}, Channels: r.Channels})
 				}
 			}
