@@ -301,7 +301,7 @@ func checkGraphList(m map[string]any, checkPath func(i int, path string) []Probl
 
 // checkOperatorChannelGraph: node names are unique, the head (when set)
 // and every edge's target are nodes of the channel (an edge's source may
-// be outside it).
+// be outside it), and skipRangeFrom's spans index nodes.
 func checkOperatorChannelGraph(doc any) []Problem {
 	g, _ := doc.(map[string]any)
 	if g == nil {
@@ -335,6 +335,61 @@ func checkOperatorChannelGraph(doc any) []Problem {
 				ps = append(ps, Problem{Pointer: fmt.Sprintf("/edges/%d/to", i), Message: fmt.Sprintf("%q is not a node of the channel", to)})
 			}
 		}
+	}
+	for i, x := range nodes {
+		n, _ := x.(map[string]any)
+		spans, _ := n["skipRangeFrom"].([]any)
+		ps = append(ps, checkSpans(fmt.Sprintf("/nodes/%d/skipRangeFrom", i), spans, len(nodes))...)
+	}
+	return ps
+}
+
+// checkOperatorPackageGraph: the spans of every node's skipRanges index
+// nodes.
+func checkOperatorPackageGraph(doc any) []Problem {
+	g, _ := doc.(map[string]any)
+	if g == nil {
+		return nil
+	}
+	var ps []Problem
+	nodes, _ := g["nodes"].([]any)
+	for i, x := range nodes {
+		n, _ := x.(map[string]any)
+		ranges, _ := n["skipRanges"].([]any)
+		for j, y := range ranges {
+			r, _ := y.(map[string]any)
+			spans, _ := r["from"].([]any)
+			ps = append(ps, checkSpans(fmt.Sprintf("/nodes/%d/skipRanges/%d/from", i, j), spans, len(nodes))...)
+		}
+	}
+	return ps
+}
+
+// checkSpans: each span is [first, last] with first ≤ last < n, each
+// after the one before (ascending, apart). Spans the schema rejects are
+// left to it.
+func checkSpans(at string, spans []any, n int) []Problem {
+	var ps []Problem
+	prev := int64(-1)
+	for k, x := range spans {
+		s, _ := x.([]any)
+		if len(s) != 2 {
+			continue
+		}
+		na, okA := s[0].(json.Number)
+		nb, okB := s[1].(json.Number)
+		if !okA || !okB {
+			continue
+		}
+		a, errA := na.Int64()
+		b, errB := nb.Int64()
+		if errA != nil || errB != nil {
+			continue
+		}
+		if a > b || b >= int64(n) || a <= prev {
+			ps = append(ps, Problem{Pointer: fmt.Sprintf("%s/%d", at, k), Message: fmt.Sprintf("span [%d, %d]: want first ≤ last < %d (the nodes), after the span before", a, b, n)})
+		}
+		prev = b
 	}
 	return ps
 }

@@ -7,13 +7,17 @@ import (
 
 const (
 	opChannelGraph = `{"package":"p","channel":"stable","default":true,"head":"p.v1.1.0","nodes":[` +
-		`{"name":"p.v1.1.0","version":"1.1.0","image":"quay.io/p:v1.1.0","maxOpenShiftVersion":"4.18","skippedByV0":false},` +
+		`{"name":"p.v1.1.0","version":"1.1.0","image":"quay.io/p:v1.1.0","maxOpenShiftVersion":"4.18","skippedByV0":false,"skipRange":"<1.1.0","skipRangeFrom":[[1,1]]},` +
 		`{"name":"p.v1.0.0","version":"1.0.0","image":"quay.io/p:v1.0.0","skippedByV0":false}],` +
-		`"edges":[{"from":"p.v1.0.0","to":"p.v1.1.0","type":"skipRange","range":"<1.1.0"},{"from":"p.v1.0.0","to":"p.v1.1.0","type":"replaces"}]}`
+		`"edges":[{"from":"p.v1.0.0","to":"p.v1.1.0","type":"skips"},{"from":"p.v1.0.0","to":"p.v1.1.0","type":"replaces"}]}`
+	opPackageGraph = `{"package":"p","defaultChannel":"stable","channels":[{"name":"stable","head":"p.v1.1.0","entries":2}],"nodes":[` +
+		`{"name":"p.v1.1.0","version":"1.1.0","image":"quay.io/p:v1.1.0","skippedByV0":false,"channels":["stable"],"skipRanges":[{"range":"<1.1.0","from":[[1,1]],"channels":["stable"]}]},` +
+		`{"name":"p.v1.0.0","version":"1.0.0","image":"quay.io/p:v1.0.0","skippedByV0":false,"channels":["stable"]}],` +
+		`"edges":[{"from":"p.v1.0.0","to":"p.v1.1.0","type":"replaces","channels":["stable"]}]}`
 	opNext = `{"package":"p","channel":"stable","installed":{"name":"p.v1.0.0","version":"1.0.0"},` +
 		`"olmV0":{"semantics":"olm-v0: x","channel":"stable","head":"p.v1.1.0","next":{"name":"p.v1.1.0","version":"1.1.0","channel":"stable","via":[{"channel":"stable","type":"replaces"}]},` +
 		`"pathToHead":[{"name":"p.v1.1.0","version":"1.1.0","channel":"stable","via":[{"channel":"stable","type":"replaces"}]}],"reachesHead":true},` +
-		`"olmV1":{"semantics":"olm-v1: x","channels":["stable"],"candidates":[{"name":"p.v1.1.0","version":"1.1.0","via":[{"channel":"stable","type":"skipRange","range":"<1.1.0"}]},` +
+		`"olmV1":{"semantics":"olm-v1: x","channels":["stable"],"candidates":[{"name":"p.v1.1.0","version":"1.1.0","via":[{"channel":"stable","type":"skipRange"}]},` +
 		`{"name":"p.v1.0.0","version":"1.0.0","installed":true}],"pick":{"name":"p.v1.1.0","version":"1.1.0"}}}`
 	opIndex = `{"format":1,"generator":"upgraph","generatedAt":"2023-11-14T22:13:20Z","inputs":{"graphData":{"version":"","digest":""},"releases":{"kind":"","digest":""}},` +
 		`"arches":[],"channels":[],"counts":{"releases":0,"abstractReleases":0,"edges":0,"conditionalEdges":0,"graphs":0,"versionGraphs":0,"files":2,"bytes":2,"distinctFiles":1,"distinctBytes":2},"graphs":[],` +
@@ -31,6 +35,7 @@ func TestOperatorDocuments(t *testing.T) {
 		doc  string
 	}{
 		{"channel graph", OperatorChannelGraph, opChannelGraph},
+		{"package graph", OperatorPackageGraph, opPackageGraph},
 		{"next", OperatorNext, opNext},
 		{"index with a catalog", Index, opIndex},
 	} {
@@ -49,8 +54,14 @@ func TestOperatorDocuments(t *testing.T) {
 		kind                Kind
 		doc                 string
 	}{
-		{"skipRange without range", "/edges/0", "range", OperatorChannelGraph, rep(opChannelGraph, `,"range":"<1.1.0"`, "")},
-		{"range on replaces", "/edges/1", "", OperatorChannelGraph, rep(opChannelGraph, `"type":"replaces"}`, `"type":"replaces","range":"<1"}`)},
+		{"skipRange edge listed", "/edges/0/type", "", OperatorChannelGraph, rep(opChannelGraph, `"type":"skips"`, `"type":"skipRange"`)},
+		{"range on an edge", "/edges/1/range", "not allowed", OperatorChannelGraph, rep(opChannelGraph, `"type":"replaces"}`, `"type":"replaces","range":"<1"}`)},
+		{"skipRangeFrom without skipRange", "/nodes/0", "skipRange", OperatorChannelGraph, rep(opChannelGraph, `"skipRange":"<1.1.0",`, "")},
+		{"span past the nodes", "/nodes/0/skipRangeFrom/0", "< 2", OperatorChannelGraph, rep(opChannelGraph, `[[1,1]]`, `[[1,2]]`)},
+		{"spans not ascending", "/nodes/0/skipRangeFrom/1", "after the span before", OperatorChannelGraph, rep(opChannelGraph, `[[1,1]]`, `[[1,1],[0,0]]`)},
+		{"span not a pair", "/nodes/0/skipRangeFrom/0", "", OperatorChannelGraph, rep(opChannelGraph, `[[1,1]]`, `[[1]]`)},
+		{"package span past the nodes", "/nodes/0/skipRanges/0/from/0", "< 2", OperatorPackageGraph, rep(opPackageGraph, `[[1,1]]`, `[[0,2]]`)},
+		{"package skipRange edge listed", "/edges/0/type", "", OperatorPackageGraph, rep(opPackageGraph, `"type":"replaces"`, `"type":"skipRange","range":"<1.1.0"`)},
 		{"unknown edge type", "/edges/1/type", "", OperatorChannelGraph, rep(opChannelGraph, `"type":"replaces"`, `"type":"replace"`)},
 		{"version not strict", "/nodes/1/version", "SemVer", OperatorChannelGraph, rep(opChannelGraph, `"version":"1.0.0"`, `"version":"v1.0.0"`)},
 		{"maxOpenShiftVersion with a patch", "/nodes/0/maxOpenShiftVersion", "", OperatorChannelGraph, rep(opChannelGraph, `"4.18"`, `"4.18.1"`)},
@@ -60,7 +71,7 @@ func TestOperatorDocuments(t *testing.T) {
 		{"unknown member", "/extra", "not allowed", OperatorChannelGraph, rep(opChannelGraph, `"default":true`, `"default":true,"extra":1`)},
 		{"next without semantics label", "/olmV0/semantics", "", OperatorNext, rep(opNext, `"olm-v0: x"`, `"v0"`)},
 		{"pick not an object", "/olmV1/pick", "", OperatorNext, rep(opNext, `"pick":{"name":"p.v1.1.0","version":"1.1.0"}`, `"pick":"p.v1.1.0"`)},
-		{"via skipRange without range", "/olmV1/candidates/0/via/0", "range", OperatorNext, rep(opNext, `,"range":"<1.1.0"`, "")},
+		{"via with a range", "/olmV1/candidates/0/via/0/range", "not allowed", OperatorNext, rep(opNext, `"type":"skipRange"}`, `"type":"skipRange","range":"<1.1.0"}`)},
 		{"installed false", "/olmV1/candidates/1/installed", "", OperatorNext, rep(opNext, `"installed":true`, `"installed":false`)},
 		{"catalog name not a label", "/catalogs/0/name", "DNS-1123", Index, rep(opIndex, `"name":"community"`, `"name":"Community"`)},
 		{"catalog path elsewhere", "/catalogs/0/path", "is not operators/community/catalog.json", Index, rep(opIndex, `"path":"operators/community/catalog.json"`, `"path":"operators/other/catalog.json"`)},

@@ -248,6 +248,8 @@ func (st *compiled) check(kind Kind, sch *jsonschema.Schema, v any) []Problem {
 		ps = append(ps, checkViewerGraphs(v)...)
 	case OperatorChannelGraph:
 		ps = append(ps, checkOperatorChannelGraph(v)...)
+	case OperatorPackageGraph:
+		ps = append(ps, checkOperatorPackageGraph(v)...)
 	}
 	return ps
 }

@@ -44,6 +44,78 @@ type Package struct {
 // them.
 var typeOrder = map[model.EdgeType]int{model.EdgeSkips: 0, model.EdgeSkipRange: 1, model.EdgeReplaces: 2}
 
+// id makes a name part of a Mermaid node or subgraph id. Mermaid's
+// lexer reads a quote, space, slash, bracket or line break as the end of
+// an id or the start of another statement (a catalog author could add a
+// click handler), and "--", "-." and a leading "." as the start of a
+// link; so every byte is written _HH (lower-case hex, '_' included)
+// except letters and digits, '.' but first, and '-' between two letters
+// or digits. An id is then one token whatever the name, parts joined by
+// '-' stay apart, and distinct names give distinct ids (_HH decodes
+// back). The names of real catalogs (etcd-operator.v1.0.0-rc.1) are their
+// own ids, as render-graph writes them. As in render-graph, the parts of
+// "P-CH-BUNDLE" are joined by '-', which names may hold too.
+func id(name string) string {
+	alnum := func(i int) bool {
+		if i < 0 || i >= len(name) {
+			return false
+		}
+		c := name[i]
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if alnum(i) || c == '.' && i > 0 || c == '-' && alnum(i-1) && alnum(i+1) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "_%02x", c)
+	}
+	return b.String()
+}
+
+// keywords are the words of Mermaid's flowchart lexer that end an id or
+// start a statement where an id begins (when a byte other than a letter
+// or digit follows them: "endpoint" is an id, "end-x" is not).
+var keywords = []string{"class", "classDef", "default", "end", "flowchart", "graph", "interpolate", "linkStyle", "style", "subgraph"}
+
+// firstID is id for the first part of an id (the package): a leading
+// keyword gets its first byte escaped too.
+func firstID(name string) string {
+	s := id(name)
+	n := 0
+	for n < len(s) && ('a' <= s[n] && s[n] <= 'z' || 'A' <= s[n] && s[n] <= 'Z') {
+		n++
+	}
+	if slices.Contains(keywords, s[:n]) && (n == len(s) || !('0' <= s[n] && s[n] <= '9')) {
+		return fmt.Sprintf("_%02x", s[0]) + s[1:]
+	}
+	return s
+}
+
+// text makes s a Mermaid string: in quotes, with '"', '#' and control
+// characters written as Mermaid's entity codes (#quot;, #35;, #10;):
+// Mermaid has no backslash escapes, so a quote would end the string and
+// a line break the statement. Text without them is written as
+// render-graph writes it.
+func text(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString("#quot;")
+		case r == '#' || r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "#%d;", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // Write draws the packages (drawn by name) as one Mermaid flowchart.
 func Write(w io.Writer, pkgs ...Package) error {
 	pkgs = slices.Clone(pkgs)
@@ -58,33 +130,37 @@ func Write(w io.Writer, pkgs ...Package) error {
 	link := 0
 	for _, p := range pkgs {
 		fmt.Fprintf(b, "  %%%% package %s\n", strconv.Quote(p.Name))
-		fmt.Fprintf(b, "  subgraph %s\n", strconv.Quote(p.Name))
+		if pkgID := firstID(p.Name); pkgID == p.Name {
+			fmt.Fprintf(b, "  subgraph %s\n", text(p.Name)) // render-graph's: the title is the id
+		} else {
+			fmt.Fprintf(b, "  subgraph %s[%s]\n", pkgID, text(p.Name))
+		}
 		if p.Deprecated != "" {
-			deprecatedPkgs = append(deprecatedPkgs, p.Name)
+			deprecatedPkgs = append(deprecatedPkgs, firstID(p.Name))
 		}
 		chs := slices.Clone(p.Channels)
 		slices.SortFunc(chs, func(a, b *model.ChannelGraph) int { return strings.Compare(a.Channel, b.Channel) })
 		for _, g := range chs {
-			channelID := p.Name + "-" + g.Channel
+			channelID := firstID(p.Name) + "-" + id(g.Channel)
 			fmt.Fprintf(b, "    %%%% channel %s\n", strconv.Quote(g.Channel))
-			fmt.Fprintf(b, "    subgraph %s[%s]\n", channelID, strconv.Quote(g.Channel))
+			fmt.Fprintf(b, "    subgraph %s[%s]\n", channelID, text(g.Channel))
 			if g.Deprecated != "" {
 				deprecatedChannels = append(deprecatedChannels, channelID)
 			}
 			into := map[string][]model.GraphEdge{}
-			for _, e := range g.Edges {
+			for _, e := range g.AllEdges() {
 				into[e.To] = append(into[e.To], e)
 			}
 			for _, n := range g.Nodes {
-				id := channelID + "-" + n.Name
-				fmt.Fprintf(b, "      %s[%s]\n", id, strconv.Quote(n.Name))
+				nodeID := channelID + "-" + id(n.Name)
+				fmt.Fprintf(b, "      %s[%s]\n", nodeID, text(n.Name))
 				switch {
 				case n.Deprecated != "" && n.SkippedByV0:
-					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], id)
+					classes["deprecatedskipped"] = append(classes["deprecatedskipped"], nodeID)
 				case n.Deprecated != "":
-					classes["deprecated"] = append(classes["deprecated"], id)
+					classes["deprecated"] = append(classes["deprecated"], nodeID)
 				case n.SkippedByV0:
-					classes["skipped"] = append(classes["skipped"], id)
+					classes["skipped"] = append(classes["skipped"], nodeID)
 				}
 				es := into[n.Name]
 				slices.SortStableFunc(es, func(a, b model.GraphEdge) int { return typeOrder[a.Type] - typeOrder[b.Type] })
@@ -94,9 +170,9 @@ func Write(w io.Writer, pkgs ...Package) error {
 					case model.EdgeSkips:
 						label = "skip"
 					case model.EdgeSkipRange:
-						label = `"skipRange(` + e.Range + `)"`
+						label = text("skipRange(" + e.Range + ")")
 					}
-					fmt.Fprintf(b, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, e.From, strconv.Quote(e.From), label, id, strconv.Quote(n.Name))
+					fmt.Fprintf(b, "      %s-%s[%s]-- %s --> %s[%s]\n", channelID, id(e.From), text(e.From), label, nodeID, text(n.Name))
 					if n.SkippedByV0 {
 						skippedLinks = append(skippedLinks, strconv.Itoa(link))
 					}

@@ -57,8 +57,8 @@ func TestChannelGraphRenderGraph(t *testing.T) {
 	}
 	for _, g := range c.Graphs() {
 		key := g.Package + "/" + g.Channel
-		if !slices.Equal(g.Edges, want[key]) {
-			t.Errorf("%s edges = %+v, want %+v", key, g.Edges, want[key])
+		if got := g.AllEdges(); !slices.Equal(got, want[key]) {
+			t.Errorf("%s edges = %+v, want %+v", key, got, want[key])
 		}
 		var nodes []string
 		for _, n := range g.Nodes {
@@ -89,7 +89,8 @@ func TestChannelGraphRenderGraph(t *testing.T) {
 // same channel whose version is in the range (render-graph's write.go),
 // never from other channels' bundles; an invalid skipRange draws nothing;
 // an entry whose own version is in its range gets a self edge, as
-// render-graph draws it.
+// render-graph draws it. The sources of a skipRange are listed newest
+// first (render-graph: in channel order; the oracle compares sets).
 func TestChannelGraphSkipRange(t *testing.T) {
 	cfg := catalogOf("p", "a", map[string]string{"p.v1": "1.0.0", "p.v1.5": "1.5.0", "p.v2": "2.0.0", "p.v3": "3.0.0", "p.other": "1.2.0"},
 		newTestChannel("p", "a", ce("p.v1", ""), ce("p.v1.5", "p.v1"), cer("p.v2", "p.v1.5", ">=1.0.0 <2.0.0"), cer("p.v3", "p.v2", "<=3.0.0 >=2.0.0")),
@@ -98,16 +99,16 @@ func TestChannelGraphSkipRange(t *testing.T) {
 	c := Convert(cfg)
 	g := c.Package("p").Channel("a").Graph()
 	want := []GraphEdge{
-		edge("p.v2", "p.v3", EdgeSkipRange, "<=3.0.0 >=2.0.0"),
 		edge("p.v3", "p.v3", EdgeSkipRange, "<=3.0.0 >=2.0.0"),
+		edge("p.v2", "p.v3", EdgeSkipRange, "<=3.0.0 >=2.0.0"),
 		edge("p.v2", "p.v3", EdgeReplaces, ""),
-		edge("p.v1", "p.v2", EdgeSkipRange, ">=1.0.0 <2.0.0"),
 		edge("p.v1.5", "p.v2", EdgeSkipRange, ">=1.0.0 <2.0.0"),
+		edge("p.v1", "p.v2", EdgeSkipRange, ">=1.0.0 <2.0.0"),
 		edge("p.v1.5", "p.v2", EdgeReplaces, ""),
 		edge("p.v1", "p.v1.5", EdgeReplaces, ""),
 	}
-	if !slices.Equal(g.Edges, want) {
-		t.Errorf("edges =\n%+v\nwant\n%+v", g.Edges, want)
+	if got := g.AllEdges(); !slices.Equal(got, want) {
+		t.Errorf("edges =\n%+v\nwant\n%+v", got, want)
 	}
 	if g.Head != "p.v3" {
 		t.Errorf("head = %q", g.Head)
@@ -119,13 +120,13 @@ func TestChannelGraphSkipRange(t *testing.T) {
 	// the package: p.other (1.2.0, channel b only) → p.v2 appears.
 	pg := c.Package("p").Graph()
 	var found bool
-	for _, e := range pg.Edges {
+	for _, e := range pg.AllEdges() {
 		if e.From == "p.other" && e.To == "p.v2" && e.Type == EdgeSkipRange {
 			found = slices.Equal(e.Channels, []string{"a"})
 		}
 	}
 	if !found {
-		t.Errorf("cross-channel edge p.other → p.v2 missing: %+v", pg.Edges)
+		t.Errorf("cross-channel edge p.other → p.v2 missing: %+v", pg.AllEdges())
 	}
 	if _, err := json.Marshal(pg); err != nil {
 		t.Fatal(err)
@@ -144,9 +145,9 @@ func TestGraphJSON(t *testing.T) {
 	}
 	b := bytes.TrimSpace(buf.Bytes())
 	const want = `{"package":"p","channel":"a","default":true,"head":"p.v2",` +
-		`"nodes":[{"name":"p.v2","version":"2.0.0","image":"registry.io/p:2.0.0","skippedByV0":false},` +
+		`"nodes":[{"name":"p.v2","version":"2.0.0","image":"registry.io/p:2.0.0","skippedByV0":false,"skipRange":"<2.0.0","skipRangeFrom":[[1,1]]},` +
 		`{"name":"p.v1","version":"1.0.0","image":"registry.io/p:1.0.0","skippedByV0":false}],` +
-		`"edges":[{"from":"p.v1","to":"p.v2","type":"skipRange","range":"<2.0.0"},{"from":"p.v1","to":"p.v2","type":"replaces"}]}`
+		`"edges":[{"from":"p.v1","to":"p.v2","type":"replaces"}]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"os"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestDeclcfgLoaderAgrees(t *testing.T) {
 		t.Fatalf("%d graphs vs %d", len(gm), len(gt))
 	}
 	for i := range gm {
-		if !slices.Equal(gm[i].Nodes, gt[i].Nodes) || !slices.Equal(gm[i].Edges, gt[i].Edges) || gm[i].Head != gt[i].Head {
+		if !reflect.DeepEqual(gm[i].Nodes, gt[i].Nodes) || !slices.Equal(gm[i].AllEdges(), gt[i].AllEdges()) || gm[i].Head != gt[i].Head {
 			t.Errorf("%s/%s differs", gm[i].Package, gm[i].Channel)
 		}
 	}

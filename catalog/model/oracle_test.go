@@ -190,7 +190,7 @@ func compareWithOracle(dir string, oc olmoracletest.Catalog) (diffs, notes []str
 			nch++
 			if op.RenderGraphError == "" {
 				nedges += len(och.Edges)
-				diffs = append(diffs, edgeDiff(where, och.Edges, g.Edges)...)
+				diffs = append(diffs, edgeDiff(where, och.Edges, g.AllEdges())...)
 			}
 		}
 		for _, ch := range pkg.Channels {

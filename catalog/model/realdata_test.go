@@ -1,6 +1,7 @@
 package model
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -55,7 +56,7 @@ func TestSharedCatalog(t *testing.T) {
 	skipped, skippedChannels, nodes := 0, 0, 0
 	for _, g := range c.Graphs() {
 		nodes += len(g.Nodes)
-		for _, e := range g.Edges {
+		for _, e := range g.AllEdges() {
 			count[e.Type]++
 		}
 		n := 0
@@ -144,7 +145,7 @@ func TestSharedCatalogDeterministic(t *testing.T) {
 	}
 	ga, gb := a.Graphs(), b.Graphs()
 	for i := range ga {
-		if !slices.Equal(ga[i].Edges, gb[i].Edges) || !slices.Equal(ga[i].Nodes, gb[i].Nodes) {
+		if !slices.Equal(ga[i].AllEdges(), gb[i].AllEdges()) || !reflect.DeepEqual(ga[i].Nodes, gb[i].Nodes) {
 			t.Errorf("%s/%s differs between runs", ga[i].Package, ga[i].Channel)
 		}
 	}

@@ -6,6 +6,8 @@ import "slices"
 // upgraph's per-version files) for a cluster running Installed from
 // Channel: what OLM v0 does on a Subscription to that channel, and what
 // OLM v1 does for a ClusterExtension with that channel as its filter.
+// Its vias carry no skipRange (the channel graph's node of the hop has
+// it).
 type InstalledView struct {
 	Package   string   `json:"package"`
 	Channel   string   `json:"channel"`
@@ -44,7 +46,34 @@ func (e *Entry) InstalledView() InstalledView {
 		q.Installed = &v1
 		v.OLMV1 = ch.Package.ResolveV1(q)
 	}
+	v.withoutRanges()
 	return v
+}
+
+// withoutRanges leaves the skipRange out of every via of the view: a
+// via of type skipRange refers to the skipRange of its hop's entry in
+// the via's channel, which that channel's graph holds once
+// (GraphNode.SkipRange). Copied into every view, one long skipRange
+// made every file of a channel as long as it, several times over
+// (issue 24).
+func (v *InstalledView) withoutRanges() {
+	drop := func(via []Via) {
+		for i := range via {
+			via[i].Range = ""
+		}
+	}
+	if v.OLMV0.Next != nil {
+		drop(v.OLMV0.Next.Via)
+	}
+	for i := range v.OLMV0.PathToHead {
+		drop(v.OLMV0.PathToHead[i].Via)
+	}
+	if v.OLMV1.Pick != nil {
+		drop(v.OLMV1.Pick.Via)
+	}
+	for i := range v.OLMV1.Candidates {
+		drop(v.OLMV1.Candidates[i].Via)
+	}
 }
 
 // InstalledViews returns the InstalledView of every channel entry of

@@ -65,6 +65,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	"github.com/upgraph/upgraph/generator/path"
+	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/internal/english"
 )
 
@@ -380,6 +381,7 @@ func Compute(req Request) (*Plan, error) {
 
 	first := cats[minors[0]]
 	states := make([]*opState, 0, len(req.Operators))
+	var unresolved []string
 	for i, in := range req.Operators {
 		switch {
 		case in.Catalog != "":
@@ -387,26 +389,29 @@ func Compute(req Request) (*Plan, error) {
 		case in.Target != "":
 			return nil, errorf("operator %d (%s): target %q: plan chooses the operator updates the cluster needs, leave target out", i+1, in.Package, in.Target)
 		}
-		pkg := first.Model.Package(in.Package)
-		if pkg == nil {
-			return nil, errorf("operator %d: the %s catalog (%s) has no package %q", i+1, first.Key, first.Source, in.Package)
-		}
-		b, err := upgrade.FindBundle(pkg, in.Version)
+		st, op, err := resolveOperator(first, i, in)
 		if err != nil {
-			return nil, errorf("operator %d: in the %s catalog: %v", i+1, first.Key, err)
+			// Without a path there is no hop to check the operator at:
+			// the missing path is the answer (a reversed --from and --to
+			// would otherwise read as an operator missing from the
+			// catalog of the newer minor).
+			if !rel.Found {
+				unresolved = append(unresolved, err.Error()+" (not checked further: there is no update path)")
+				continue
+			}
+			return nil, err
 		}
-		ch, err := upgrade.ResolveChannel(pkg, in.Channel, b)
-		if err != nil {
-			return nil, errorf("operator %d: in the %s catalog: %v", i+1, first.Key, err)
-		}
-		states = append(states, &opState{pkg: pkg.Name, channel: ch.Name, bundle: b})
-		p.Operators = append(p.Operators, Operator{Package: pkg.Name, Channel: ch.Name, Version: in.Version, Installed: bundleOf(b)})
+		states = append(states, st)
+		p.Operators = append(p.Operators, op)
 	}
 
 	if !rel.Found {
 		p.Blocked = true
-		p.Blockers = append(p.Blockers, Blocker{Message: fmt.Sprintf("no update path from %s to %s in %s (%s)",
-			rel.From, rel.To, strings.Join(rel.Channels, " + "), rel.Arch)})
+		msg := fmt.Sprintf("no update path from %s to %s in %s (%s)", rel.From, rel.To, strings.Join(rel.Channels, " + "), rel.Arch)
+		if downgrade(rel.From, rel.To) {
+			msg += fmt.Sprintf(": %s is older than %s, and a cluster is never downgraded", rel.To, rel.From)
+		}
+		p.Blockers = append(p.Blockers, Blocker{Message: msg})
 	}
 	eus := eusSteps(cross, req.ViaEUS)
 	for i, c := range cross {
@@ -430,8 +435,35 @@ func Compute(req Request) (*Plan, error) {
 		p.Blocked = p.Blocked || h.Blocked
 		p.Hops = append(p.Hops, h)
 	}
-	p.Notes = notes(p, cross, req)
+	p.Notes = append(notes(p, cross, req), unresolved...)
 	return p, nil
+}
+
+// resolveOperator finds operator i of the request in the catalog of the
+// path's first minor: its package, bundle and channel.
+func resolveOperator(first *Catalog, i int, in mirrorset.Install) (*opState, Operator, error) {
+	pkg := first.Model.Package(in.Package)
+	if pkg == nil {
+		return nil, Operator{}, errorf("operator %d: the %s catalog (%s) has no package %q", i+1, first.Key, first.Source, in.Package)
+	}
+	b, err := upgrade.FindBundle(pkg, in.Version)
+	if err != nil {
+		return nil, Operator{}, errorf("operator %d: in the %s catalog: %v", i+1, first.Key, err)
+	}
+	ch, err := upgrade.ResolveChannel(pkg, in.Channel, b)
+	if err != nil {
+		return nil, Operator{}, errorf("operator %d: in the %s catalog: %v", i+1, first.Key, err)
+	}
+	return &opState{pkg: pkg.Name, channel: ch.Name, bundle: b},
+		Operator{Package: pkg.Name, Channel: ch.Name, Version: in.Version, Installed: bundleOf(b)}, nil
+}
+
+// downgrade reports whether release to is older than from (both parsed;
+// false when either does not parse).
+func downgrade(from, to string) bool {
+	a, errA := version.Parse(from)
+	b, errB := version.Parse(to)
+	return errA == nil && errB == nil && version.Compare(b, a) < 0
 }
 
 // eusSteps marks the hops of EUS-to-EUS updates: with viaEUS, an odd 4.y
@@ -717,6 +749,12 @@ func allows(b *model.Bundle, c crossing) (bool, string) {
 	}
 	if Allows(m, c.from, c.to) {
 		return true, fmt.Sprintf("%s has maxOpenShiftVersion %s, which allows %s", b.Name, equiv(m), to)
+	}
+	if !Blocks(m, c.from) {
+		// OLM's rule passes: the hop skips the minor OLM checks.
+		return false, fmt.Sprintf("%s has maxOpenShiftVersion %s: OLM lets the cluster leave %s (it checks %s, the next minor), "+
+			"but the hop skips to %s, past what the bundle declares; upgraph blocks the update to %s (its policy for a hop that skips a minor, stricter than OLM's)",
+			b.Name, equiv(m), c.from, c.from.Normalize().NextY(), to, to)
 	}
 	return false, fmt.Sprintf("%s has maxOpenShiftVersion %s: OLM blocks the update to %s", b.Name, equiv(m), to)
 }

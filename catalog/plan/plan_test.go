@@ -240,3 +240,64 @@ func TestComputeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedMinorMessages: a hop that skips a minor (4.20 → 4.22) is
+// checked by OLM against 4.21 only (nextY of the cluster's minor) and by
+// upgraph against 4.22 as well, its stricter policy. The report says
+// which rule blocks and never that 4.21 ≡ 4.22 (issue 24 item 6); the
+// 4.22 → 5.0 hop still says 4.23 ≡ 5.0.
+func TestSkippedMinorMessages(t *testing.T) {
+	text := func(p *Plan) string {
+		var b strings.Builder
+		if err := p.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	plan := func(from, to string, fm, tm Minor, max map[string]string) *Plan {
+		t.Helper()
+		cat := catalog(t, fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max))
+		p, err := Compute(Request{Release: release(from, to), OLM: upgrade.V0,
+			Catalogs:  []Catalog{{Minor: fm, Key: fm.Key(), Source: "a", Model: cat}, {Minor: tm, Key: tm.Key(), Source: "b", Model: cat}},
+			Operators: []mirrorset.Install{{Package: "op", Version: "1.0.0"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// 4.21 passes OLM's check at 4.20 but not upgraph's for 4.22.
+	p := plan("4.20.1", "4.22.0", Minor{4, 20}, Minor{4, 22}, map[string]string{"1.0.0": "4.21", "1.1.0": "4.22"})
+	out := text(p)
+	oh := p.Hops[0].Operators[0]
+	if oh.State != StateUpdateRequired || oh.Update == nil || oh.Update.To.Name != "op.v1.1.0" {
+		t.Errorf("state %s, update %+v: want an update to op.v1.1.0 (4.22)", oh.State, oh.Update)
+	}
+	for _, bad := range []string{"≡ 4.22", "(≡ 4.22)", "OLM blocks the update to 4.22"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the report says %q:\n%s", bad, out)
+		}
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"below 4.21, the next minor after 4.20; the hop skips 4.21, so upgraph also requires 4.22"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if want := "op.v1.0.0 has maxOpenShiftVersion 4.21: OLM lets the cluster leave 4.20 (it checks 4.21, the next minor), but the hop skips to 4.22"; !strings.Contains(oh.Message, want) ||
+		!strings.Contains(oh.Message, "upgraph blocks the update to 4.22 (its policy for a hop that skips a minor, stricter than OLM's)") {
+		t.Errorf("message %q, want %q and upgraph's policy named", oh.Message, want)
+	}
+	// Below 4.21 OLM itself blocks.
+	p = plan("4.20.1", "4.22.0", Minor{4, 20}, Minor{4, 22}, map[string]string{"1.0.0": "4.20", "1.1.0": "4.22"})
+	if m := p.Hops[0].Operators[0].Message; !strings.HasPrefix(m, "op.v1.0.0 has maxOpenShiftVersion 4.20: OLM blocks the update to 4.22;") {
+		t.Errorf("OLM's own block: %q", m)
+	}
+	// The 5.0 hop: OLM checks 4.23, which is 5.0.
+	p = plan("4.22.1", "5.0.0", Minor{4, 22}, Minor{5, 0}, map[string]string{"1.0.0": "4.22", "1.1.0": "4.23"})
+	if out := strings.Join(strings.Fields(text(p)), " "); !strings.Contains(out, "below 4.23 (≡ 5.0); updates come from") {
+		t.Errorf("5.0 hop:\n%s", out)
+	}
+	if m := p.Hops[0].Operators[0].Message; !strings.HasPrefix(m, "op.v1.0.0 has maxOpenShiftVersion 4.22: OLM blocks the update to 5.0;") {
+		t.Errorf("5.0 hop: %q", m)
+	}
+}

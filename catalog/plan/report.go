@@ -74,12 +74,8 @@ func (p *Plan) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "  %s\n", english.Wrap(msg, 96, "  "))
 		}
-		check := h.OLMChecks
-		if h.OLMChecks != h.To {
-			check += " (≡ " + h.To + ")"
-		}
 		fmt.Fprintf(&b, "  %s\n", english.Wrap(fmt.Sprintf("OLM blocks the hop while an installed bundle's olm.maxOpenShiftVersion is below %s; updates come from %s, then %s.",
-			check, h.FromCatalog, h.ToCatalog), 96, "  "))
+			checkText(h), h.FromCatalog, h.ToCatalog), 96, "  "))
 		if len(h.Operators) == 0 {
 			b.WriteString("  (no operators listed)\n")
 		}
@@ -106,6 +102,24 @@ func (p *Plan) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// checkText is the minor OLM compares maxOpenShiftVersion with on hop h,
+// nextY of the cluster's minor: the hop's target when they are the same
+// release (4.23 ≡ 5.0); for a hop that skips that minor, upgraph's
+// stricter requirement of the target as well (Allows), since OLM checks
+// only the next minor and the operator would run on the target.
+func checkText(h Hop) string {
+	checks, err1 := ParseMinor(h.OLMChecks)
+	to, err2 := ParseMinor(h.To)
+	switch {
+	case err1 != nil || err2 != nil || checks == to:
+		return h.OLMChecks
+	case checks.Normalize() == to.Normalize():
+		return fmt.Sprintf("%s (≡ %s)", h.OLMChecks, h.To)
+	}
+	return fmt.Sprintf("%s, the next minor after %s; the hop skips %s, so upgraph also requires %s (its policy, stricter than OLM's: the operator would run on %s)",
+		h.OLMChecks, h.From, h.OLMChecks, h.To, h.To)
 }
 
 func writeOperator(b *strings.Builder, o OperatorHop, h Hop, olm upgrade.Runtime) {

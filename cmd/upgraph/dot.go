@@ -53,6 +53,9 @@ opm alpha render-graph (graph LR, a subgraph per package and per channel,
 edges labelled replace, skip and "skipRange(<range>)", classDefs deprecated,
 skipped and deprecatedskipped, skipped links red and dashed) for --channel or
 every channel of the package; "skipped" is OLM v0's verdict (skippedByV0).
+Names are escaped into node ids (bytes as _HH but letters, digits, '.' not
+first and '-' between letters or digits) and labels (", # and control
+characters as Mermaid entity codes).
 There is no size limit: raise Mermaid's maxTextSize (default 30,000
 characters) to render a large package.`,
 		Flags: append([]cli.Flag{

@@ -280,7 +280,7 @@ func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, n
 			d.Bundles.Removed = append(d.Bundles.Removed, ref(n))
 		}
 	}
-	d.Edges.Added, d.Edges.Removed = edgeDifference(ng.Edges, og.Edges), edgeDifference(og.Edges, ng.Edges)
+	d.Edges.Added, d.Edges.Removed = edgeDifference(ng.AllEdges(), og.AllEdges()), edgeDifference(og.AllEdges(), ng.AllEdges())
 	// Installs newly stranded: entries on both sides.
 	for _, n := range og.Nodes {
 		if _, ok := nodes[1][n.Name]; !ok {

@@ -24,7 +24,7 @@ func WriteChannel(w io.Writer, g *model.ChannelGraph) error {
 	if g.HeadError != "" {
 		title += "\nno head: " + g.HeadError
 	}
-	return writeCatalog(w, title, g.Nodes, nil, g.Edges, nil, map[string]bool{g.Head: g.Head != ""})
+	return writeCatalog(w, title, g.Nodes, nil, g.AllEdges(), nil, map[string]bool{g.Head: g.Head != ""})
 }
 
 // WritePackage writes a package's cross-channel view (graph/P.json) as a
@@ -40,9 +40,10 @@ func WritePackage(w io.Writer, g *model.PackageGraph) error {
 	for i, n := range g.Nodes {
 		nodes[i], nodeChannels[i] = n.GraphNode, n.Channels
 	}
-	edges := make([]model.GraphEdge, len(g.Edges))
-	edgeChannels := make([][]string, len(g.Edges))
-	for i, e := range g.Edges {
+	all := g.AllEdges()
+	edges := make([]model.GraphEdge, len(all))
+	edgeChannels := make([][]string, len(all))
+	for i, e := range all {
 		edges[i], edgeChannels[i] = e.GraphEdge, e.Channels
 	}
 	heads := map[string]bool{}

@@ -30,6 +30,8 @@ func Channels(s *Source) ([]string, bool) {
 func Read(ctx context.Context, s *Source, channel, arch string) (*Graph, error) {
 	if s.IsTree() && !s.HasGraph(channel, arch) {
 		switch m := s.Tree.Manifest(); {
+		case len(m.Channels) == 0:
+			return nil, fmt.Errorf("%s has no release channels at all (a tree of operator catalogs only): no channel %q to plan a cluster update in; use a tree generated with releases", s, channel)
 		case !slices.Contains(m.Channels, channel):
 			return nil, fmt.Errorf("%s has no channel %q (it has %s)", s, channel, strings.Join(m.Channels, ", "))
 		case !slices.Contains(m.Arches, arch):

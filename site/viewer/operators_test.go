@@ -101,6 +101,15 @@ type opNode struct {
 	Deprecated  string   `json:"deprecated"`
 	SkippedByV0 bool     `json:"skippedByV0"`
 	Channels    []string `json:"channels"`
+	// A skipRange, written once on the node that declares it, with the
+	// nodes it holds as [first, last] index spans: a channel graph's
+	// skipRange and skipRangeFrom, a package graph's skipRanges.
+	SkipRange     string   `json:"skipRange"`
+	SkipRangeFrom [][2]int `json:"skipRangeFrom"`
+	SkipRanges    []struct {
+		Range string   `json:"range"`
+		From  [][2]int `json:"from"`
+	} `json:"skipRanges"`
 }
 
 type opEdge struct {
@@ -123,6 +132,27 @@ type opGraphFile struct {
 	} `json:"channels"`
 	Nodes []opNode `json:"nodes"`
 	Edges []opEdge `json:"edges"`
+}
+
+// allEdges is every edge the file holds: its edges (replaces, skips)
+// and, per node, a skipRange edge from each node its skipRange spans
+// hold (docs/operators.md, read here apart from the viewer's fileEdges).
+func (g opGraphFile) allEdges() []opEdge {
+	out := slices.Clone(g.Edges)
+	expand := func(to, rng string, spans [][2]int) {
+		for _, sp := range spans {
+			for i := sp[0]; i <= sp[1]; i++ {
+				out = append(out, opEdge{From: g.Nodes[i].Name, To: to, Type: "skipRange", Range: rng})
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		expand(n.Name, n.SkipRange, n.SkipRangeFrom)
+		for _, r := range n.SkipRanges {
+			expand(n.Name, r.Range, r.From)
+		}
+	}
+	return out
 }
 
 type opVia struct {
@@ -367,7 +397,7 @@ func checkGraphShown(t testing.TB, where string, s opState, g opGraphFile) {
 	}
 	var wantEdges, gotEdges []string
 	external := map[string]bool{}
-	for _, e := range g.Edges {
+	for _, e := range g.allEdges() {
 		wantEdges = append(wantEdges, edgeKey(e.From, e.To, e.Type, e.Range))
 		for _, end := range []string{e.From, e.To} {
 			if _, ok := want[end]; !ok {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
   EDGE_ID, channelEntries, channelGraphPath, deprecationsOf, edgeClass, edgeCounts, edgeCurves, encodeName, filterNames,
-  isOperatorsURL, ladderLayout, layoutEdges, matchesName, nextPath, opGraph, opSearch, packageGraphPath,
+  fileEdges, isOperatorsURL, ladderLayout, layoutEdges, matchesName, nextPath, opGraph, opSearch, packageGraphPath,
   pathEdges, readNext, readOpState, sha256Hex, skippedByV0, visibleRange,
 } from '../web/graph.js';
 
@@ -86,22 +86,18 @@ test('package filter and the virtualised window', () => {
 });
 
 // A channel graph as graph/P/CH.json has it: 1.2.0 skipped by 1.3.0, a
-// skipRange on the head, a chain tail replacing a bundle outside the
-// catalog, a deprecated bundle.
+// skipRange on the head (written once, with the nodes it holds), a chain
+// tail replacing a bundle outside the catalog, a deprecated bundle.
 const channelDoc = {
   package: 'demo', channel: 'stable', default: true, head: 'demo.v1.4.0',
   nodes: [
-    { name: 'demo.v1.4.0', version: '1.4.0', skippedByV0: false },
+    { name: 'demo.v1.4.0', version: '1.4.0', skippedByV0: false, skipRange: '>=1.0.0 <1.4.0', skipRangeFrom: [[1, 4]] },
     { name: 'demo.v1.3.0', version: '1.3.0', skippedByV0: false },
     { name: 'demo.v1.2.0', version: '1.2.0', skippedByV0: true },
     { name: 'demo.v1.1.0', version: '1.1.0', deprecated: 'data loss', skippedByV0: false },
     { name: 'demo.v1.0.0', version: '1.0.0', release: '2', skippedByV0: false },
   ],
   edges: [
-    { from: 'demo.v1.0.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
-    { from: 'demo.v1.1.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
-    { from: 'demo.v1.2.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
-    { from: 'demo.v1.3.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
     { from: 'demo.v1.3.0', to: 'demo.v1.4.0', type: 'replaces' },
     { from: 'demo.v1.2.0', to: 'demo.v1.3.0', type: 'skips' },
     { from: 'demo.v1.1.0', to: 'demo.v1.3.0', type: 'replaces' },
@@ -110,6 +106,41 @@ const channelDoc = {
     { from: 'demo.v0.9.0', to: 'demo.v1.0.0', type: 'replaces' },
   ],
 };
+
+// channelEdges are the edges channelDoc holds, one by one, in fileEdges'
+// order.
+const channelEdges = [
+  { from: 'demo.v1.3.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
+  { from: 'demo.v1.2.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
+  { from: 'demo.v1.1.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
+  { from: 'demo.v1.0.0', to: 'demo.v1.4.0', type: 'skipRange', range: '>=1.0.0 <1.4.0' },
+  { from: 'demo.v1.3.0', to: 'demo.v1.4.0', type: 'replaces' },
+  { from: 'demo.v1.2.0', to: 'demo.v1.3.0', type: 'skips' },
+  { from: 'demo.v1.1.0', to: 'demo.v1.3.0', type: 'replaces' },
+  { from: 'demo.v1.1.0', to: 'demo.v1.2.0', type: 'replaces' },
+  { from: 'demo.v1.0.0', to: 'demo.v1.1.0', type: 'replaces' },
+  { from: 'demo.v0.9.0', to: 'demo.v1.0.0', type: 'replaces' },
+];
+
+test('file edges: a skipRange written once on its node draws an edge from each node it holds', () => {
+  assert.deepEqual(fileEdges(channelDoc), channelEdges);
+  // A package graph's skipRanges carry their channels; spans past the
+  // nodes draw nothing; an edge into a name no node has comes last.
+  const pkgDoc = {
+    nodes: [
+      { name: 'p.v3', channels: ['a', 'b'], skipRanges: [{ range: '<3.0.0', from: [[1, 1], [2, 9]], channels: ['a'] }, { range: '<2.0.0', from: [], channels: ['b'] }] },
+      { name: 'p.v2', channels: ['a'] },
+      { name: 'p.v1', channels: ['b'] },
+    ],
+    edges: [{ from: 'p.v2', to: 'gone', type: 'replaces', channels: ['a'] }, { from: 'p.v2', to: 'p.v3', type: 'replaces', channels: ['a'] }],
+  };
+  assert.deepEqual(fileEdges(pkgDoc), [
+    { from: 'p.v2', to: 'p.v3', type: 'skipRange', range: '<3.0.0', channels: ['a'] },
+    { from: 'p.v1', to: 'p.v3', type: 'skipRange', range: '<3.0.0', channels: ['a'] },
+    { from: 'p.v2', to: 'p.v3', type: 'replaces', channels: ['a'] },
+    { from: 'p.v2', to: 'gone', type: 'replaces', channels: ['a'] },
+  ]);
+});
 
 test('graph model: typed edges, heads, skipped and external bundles', () => {
   const m = opGraph(channelDoc);
@@ -121,8 +152,8 @@ test('graph model: typed edges, heads, skipped and external bundles', () => {
   assert.deepEqual(skippedByV0(m), ['demo.v1.2.0']);
   // Every edge of the file, once, in order, with its type and range; two
   // edges of different types may join the same pair.
-  assert.equal(m.edges.length, channelDoc.edges.length);
-  assert.deepEqual(m.edges.map((e) => [e.from, e.to, e.type, e.range]), channelDoc.edges.map((e) => [e.from, e.to, e.type, e.range || '']));
+  assert.equal(m.edges.length, channelEdges.length);
+  assert.deepEqual(m.edges.map((e) => [e.from, e.to, e.type, e.range]), channelEdges.map((e) => [e.from, e.to, e.type, e.range || '']));
   assert.deepEqual(m.edges.map((e) => e.cls), ['skipRange', 'skipRange', 'skipRange', 'skipRange', 'replaces', 'skips', 'replaces', 'replaces', 'replaces', 'replaces']);
   assert.deepEqual(edgeCounts(m), { replaces: 5, skips: 1, skipRange: 4, untyped: 0 });
   assert.equal(edgeClass('replaces'), 'replaces');
@@ -166,10 +197,12 @@ test('edge curves: long edges arc, parallel edges fan out, short ones are straig
   const r2 = at('demo.v1.2.0', 'demo.v1.4.0', 'skipRange'), r4 = at('demo.v1.0.0', 'demo.v1.4.0', 'skipRange');
   assert.ok(r2 > 0 && r4 > r2, `${r2} ${r4}`);
   assert.ok(at('demo.v1.1.0', 'demo.v1.3.0', 'replaces') > 0);
-  const sk = edgeCurves(opGraph({ nodes: channelDoc.nodes, edges: [{ from: 'demo.v1.1.0', to: 'demo.v1.3.0', type: 'skips' }] }), pos, 56);
+  // channelDoc's nodes without the head's skipRange: one edge each.
+  const plain = channelDoc.nodes.map(({ skipRange, skipRangeFrom, ...n }) => n);
+  const sk = edgeCurves(opGraph({ nodes: plain, edges: [{ from: 'demo.v1.1.0', to: 'demo.v1.3.0', type: 'skips' }] }), pos, 56);
   assert.ok(sk[0] < 0);
   // A downward edge (to a lower version) arcs on the same side.
-  const down = edgeCurves(opGraph({ nodes: channelDoc.nodes, edges: [{ from: 'demo.v1.4.0', to: 'demo.v1.1.0', type: 'replaces' }] }), pos, 56);
+  const down = edgeCurves(opGraph({ nodes: plain, edges: [{ from: 'demo.v1.4.0', to: 'demo.v1.1.0', type: 'replaces' }] }), pos, 56);
   assert.ok(down[0] < 0);
   // Edges to bundles without a position are left straight.
   assert.deepEqual(edgeCurves(m, {}, 56), new Array(m.edges.length).fill(0));
@@ -215,18 +248,18 @@ test('next file: OLM v0 path and OLM v1 pick, marked on the graph', () => {
     package: 'demo', channel: 'stable', installed: { name: 'demo.v1.0.0', version: '1.0.0' },
     olmV0: {
       semantics: 'olm-v0: …', channel: 'stable', head: 'demo.v1.4.0',
-      next: { name: 'demo.v1.4.0', version: '1.4.0', channel: 'stable', via: [{ channel: 'stable', type: 'skipRange', range: '>=1.0.0 <1.4.0' }] },
-      pathToHead: [{ name: 'demo.v1.4.0', version: '1.4.0', channel: 'stable', via: [{ channel: 'stable', type: 'skipRange', range: '>=1.0.0 <1.4.0' }] }],
+      next: { name: 'demo.v1.4.0', version: '1.4.0', channel: 'stable', via: [{ channel: 'stable', type: 'skipRange' }] },
+      pathToHead: [{ name: 'demo.v1.4.0', version: '1.4.0', channel: 'stable', via: [{ channel: 'stable', type: 'skipRange' }] }],
       reachesHead: true,
     },
     olmV1: {
       semantics: 'olm-v1: …', channels: ['stable'],
       candidates: [
-        { name: 'demo.v1.4.0', version: '1.4.0', via: [{ channel: 'stable', type: 'skipRange', range: '>=1.0.0 <1.4.0' }] },
+        { name: 'demo.v1.4.0', version: '1.4.0', via: [{ channel: 'stable', type: 'skipRange' }] },
         { name: 'demo.v1.1.0', version: '1.1.0', deprecated: 'data loss', via: [{ channel: 'stable', type: 'replaces' }] },
         { name: 'demo.v1.0.0', version: '1.0.0', installed: true },
       ],
-      pick: { name: 'demo.v1.4.0', version: '1.4.0', via: [{ channel: 'stable', type: 'skipRange', range: '>=1.0.0 <1.4.0' }] },
+      pick: { name: 'demo.v1.4.0', version: '1.4.0', via: [{ channel: 'stable', type: 'skipRange' }] },
     },
   };
   const n = readNext(doc);

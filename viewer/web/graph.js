@@ -462,13 +462,51 @@ export function bundleLabel(node) {
 // must differ from every bundle name (the nodes' ids).
 export const EDGE_ID = '\u0001';
 
+// fileEdges lists every edge of a channel or package graph file. The file
+// lists replaces and skips edges; a skipRange is written once, on the
+// node declaring it (a channel graph's skipRange and skipRangeFrom, a
+// package graph's skipRanges: range, from, channels), with spans
+// [first, last] of indexes into nodes whose versions it holds: each is
+// the source of a skipRange edge (catalog/model's AllEdges). Per node in
+// the file's order, the edges into it: skips, skipRange (sources in node
+// order), then the others; last, edges into a name no node has.
+export function fileEdges(doc) {
+  const nodes = doc.nodes || [];
+  const into = new Map();
+  for (const e of doc.edges || []) {
+    const l = into.get(e.to);
+    if (l) l.push(e); else into.set(e.to, [e]);
+  }
+  const out = [];
+  const expand = (to, range, spans, channels) => {
+    for (const span of spans || []) {
+      const [a, b] = span;
+      for (let i = Math.max(0, a); i <= b && i < nodes.length; i++) {
+        const e = { from: nodes[i].name, to, type: 'skipRange', range };
+        if (channels) e.channels = channels;
+        out.push(e);
+      }
+    }
+  };
+  for (const n of nodes) {
+    const es = into.get(n.name) || [];
+    into.delete(n.name);
+    for (const e of es) if (e.type === 'skips') out.push(e);
+    if (n.skipRange) expand(n.name, n.skipRange, n.skipRangeFrom, null);
+    for (const r of n.skipRanges || []) expand(n.name, r.range, r.from, r.channels);
+    for (const e of es) if (e.type !== 'skips') out.push(e);
+  }
+  for (const e of doc.edges || []) if (into.has(e.to)) out.push(e);
+  return out;
+}
+
 // opGraph models a channel graph (graph/P/CH.json) or a package graph
 // (graph/P.json): nodes in the file's order (newest first), then the
 // bundles outside it that an edge names (external: a chain tail's
 // replaces), each {id (the bundle name), label, version, release,
 // deprecated (message), skipped (OLM v0 never lands on it), external,
 // channels (package graph), head}; edges {id (EDGE_ID and its index),
-// from, to, type, cls (edgeClass), range, channels} in the file's order;
+// from, to, type, cls (edgeClass), range, channels} in fileEdges' order;
 // out and inn: bundle → edge indexes.
 export function opGraph(doc) {
   const nodes = [];
@@ -486,7 +524,7 @@ export function opGraph(doc) {
   const edges = [];
   const out = new Map(), inn = new Map();
   const push = (m, k, v) => { const l = m.get(k); if (l) l.push(v); else m.set(k, [v]); };
-  for (const e of doc.edges || []) {
+  for (const e of fileEdges(doc)) {
     for (const end of [e.from, e.to]) if (!index.has(end)) add({ name: end }, true);
     const k = edges.length;
     edges.push({ id: EDGE_ID + k, from: e.from, to: e.to, type: e.type, cls: edgeClass(e.type), range: e.range || '', channels: e.channels || null });
@@ -1231,8 +1269,13 @@ async function stepOperator(s, c, cur, next, olm) {
     oh.state = 'compatible';
     oh.message = s.bundle.maxOpenShiftVersion ? `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion} allows ${to}` : 'no olm.maxOpenShiftVersion';
   } else {
+    // OLM checks only nextY of the cluster's minor; a hop that skips it
+    // is blocked by upgraph's stricter policy (plan's allows).
+    const max = parseMinor(s.bundle.maxOpenShiftVersion);
     const why = s.bundle.maxOpenShiftVersionError ? 'invalid olm.maxOpenShiftVersion, which OLM reports as blocking every minor update'
-      : `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM blocks the update to ${to}`;
+      : max && !minorBlocks(max, c.from)
+        ? `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM lets the cluster leave ${minorString(c.from)} (it checks ${minorString(nextY(normalizeMinor(c.from)))}, the next minor), but the hop skips to ${to}, past what the bundle declares; upgraph blocks the update to ${to} (its policy for a hop that skips a minor, stricter than OLM's)`
+        : `maxOpenShiftVersion ${s.bundle.maxOpenShiftVersion}: OLM blocks the update to ${to}`;
     const doc = await cur.pkg(s.pkg);
     const ch = doc && doc.channels.find((x) => x.name === s.channel);
     if (!doc) {
