@@ -39,7 +39,7 @@ func (e *Entry) InstalledView() InstalledView {
 	q := V1Query{Channels: []string{ch.Name}}
 	if v1, err := b.InstalledV1(false); err != nil {
 		v.OLMV1 = V1Result{Semantics: SemanticsV1, Channels: q.Channels, Candidates: []V1Candidate{},
-			Error: "error finding upgrade edges: failed to get version and release of installed bundle: " + err.Error()}
+			Error: "error walking catalogs: error finding upgrade edges: failed to get version and release of installed bundle: " + err.Error()}
 	} else {
 		q.Installed = &v1
 		v.OLMV1 = ch.Package.ResolveV1(q)
