@@ -76,10 +76,29 @@ func (e explainer) explain() *Reason {
 	if e.passed(stop, t) {
 		return e.passedReason(t)
 	}
+	if r := e.blocked(stop); r != nil {
+		return r
+	}
 	if r := e.missing(stop); r != nil {
 		return r
 	}
 	return e.stranded(stop)
+}
+
+// blocked explains a stop where the runtime's own rules refuse the next
+// bundle: OLM v1's post-pick validation, OLM v0's Prohibited bundles.
+func (e explainer) blocked(stop *model.Bundle) *Reason {
+	if ref := e.w.refusal; ref != nil {
+		return &Reason{Code: ReasonRefusedByV1, Bundles: []string{stop.Name, ref.Bundle},
+			Message: fmt.Sprintf("OLM v1 cannot update %s: %s declares %s, and operator-controller refuses a resolved bundle that declares a dependency, "+
+				"with no fallback to an older one (%s)", stop.Name, ref.Bundle, ref.Property, ref.Message)}
+	}
+	if pr := e.w.prohibited; pr != nil {
+		return &Reason{Code: ReasonProhibited, Bundles: []string{stop.Name, pr.Bundle},
+			Message: fmt.Sprintf("OLM v0 cannot update %s: its next bundle %s has the legacy %s property, which makes it Prohibited: "+
+				"the resolver never installs it, so %s stays", stop.Name, pr.Bundle, pr.Property, stop.Name)}
+	}
+	return nil
 }
 
 // older reports whether a is a lower version than b.

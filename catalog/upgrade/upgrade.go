@@ -143,6 +143,16 @@ const (
 	ReasonChannelInvalid = "channel-invalid"
 	// ReasonLoop: the runtime's updates come back to a bundle.
 	ReasonLoop = "loop"
+	// ReasonRefusedByV1: OLM v1 resolves a bundle that declares a
+	// dependency (olm.package.required, olm.gvk.required,
+	// olm.constraint) and operator-controller refuses it
+	// (NoDependencyValidation), without falling back to an older bundle:
+	// the installed bundle stays.
+	ReasonRefusedByV1 = "refused-by-v1"
+	// ReasonProhibited: OLM v0's next hop would be a bundle with the
+	// legacy olm.deprecated property, which its resolver never installs
+	// (Prohibited): the installed bundle stays.
+	ReasonProhibited = "prohibited"
 )
 
 // Reason says why there is no path: a code above, a message for people,
@@ -352,6 +362,10 @@ type walk struct {
 	// none is OLM v1's error when it finds no bundle at all (not even
 	// the installed one): it stays, and says so.
 	none string
+	// refusal is OLM v1's refusal of the bundle it resolved from stop.
+	refusal *model.V1Refusal
+	// prohibited is OLM v0's Prohibited next hop from stop.
+	prohibited *model.V0Stranded
 }
 
 // walkV0 follows OLM v0 (ResolveV0: V0Next once per resolution).
@@ -370,6 +384,7 @@ func walkV0(p *model.Package, ch *model.Channel, from *model.Bundle) walk {
 		prev = b
 	}
 	w.stop = prev
+	w.prohibited = res.Stranded
 	if res.Error != "" {
 		w.err = errors.New(res.Error)
 		w.loop = strings.Contains(res.Error, "loop")
@@ -390,6 +405,10 @@ func walkV1(p *model.Package, ch *model.Channel, from *model.Bundle) walk {
 			break
 		}
 		res := p.ResolveV1(model.V1Query{Installed: &inst, Channels: []string{ch.Name}})
+		if res.Refusal != nil {
+			w.refusal = res.Refusal
+			break
+		}
 		if res.Error != "" {
 			if strings.Contains(res.Error, "no bundles found") {
 				w.none = res.Error
