@@ -630,6 +630,8 @@ func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrad
 		}
 		res := pkg.ResolveV1(model.V1Query{Installed: &inst, Channels: []string{ch.Name}})
 		switch {
+		case res.Refusal != nil:
+			return nil, upgrade.RefusedReason(b.Name, res.Refusal)
 		case res.Error != "" && strings.Contains(res.Error, "no bundles found"):
 			return nil, stranded
 		case res.Error != "":
@@ -640,11 +642,14 @@ func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrad
 		name, via = res.Pick.Name, res.Pick.Via
 	} else {
 		inst := b.InstalledV0()
-		next, err := pkg.V0Next(model.V0Query{Channel: ch.Name, Installed: &inst})
+		res := pkg.ResolveV0(model.V0Query{Channel: ch.Name, Installed: &inst})
+		next := res.Next
 		switch {
-		case err != nil:
+		case next == nil && res.Error != "":
 			return nil, &upgrade.Reason{Code: upgrade.ReasonChannelInvalid,
-				Message: fmt.Sprintf("OLM v0 cannot resolve in channel %s: %v", ch.Name, err)}
+				Message: fmt.Sprintf("OLM v0 cannot resolve in channel %s: %s", ch.Name, res.Error)}
+		case next == nil && res.Stranded != nil:
+			return nil, upgrade.ProhibitedReason(b.Name, res.Stranded)
 		case next == nil:
 			return nil, stranded
 		}

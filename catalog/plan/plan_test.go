@@ -240,3 +240,32 @@ func TestComputeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeRefusedAndProhibited: the runtimes' own refusals cut the
+// route short. v4.22: 1.0.0 (max 4.22) → 1.1.0 → 1.2.0 (allows 5.0), and
+// 1.1.0 declares olm.package.required (OLM v1 refuses it) and has the
+// legacy olm.deprecated property (OLM v0 never installs it): either
+// runtime stays on 1.0.0, the hop to 5.0 is blocked, and the message
+// says why.
+func TestComputeRefusedAndProhibited(t *testing.T) {
+	y := fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0", "1.2.0<1.1.0"}, map[string]string{"1.0.0": "4.22", "1.2.0": "5.0"})
+	y = strings.Replace(y, "  value: {packageName: op, version: 1.1.0}\n",
+		"  value: {packageName: op, version: 1.1.0}\n- type: olm.package.required\n  value: {packageName: cert-manager, versionRange: '>=1.0.0'}\n- type: olm.deprecated\n  value: {}\n", 1)
+	v422 := catalog(t, y)
+	v50 := catalog(t, fbc("op", "stable", []string{"1.2.0"}, nil))
+	for olm, want := range map[upgrade.Runtime]string{
+		upgrade.V1: "refused-by-v1: OLM v1 cannot update op.v1.0.0: op.v1.1.0 declares olm.package.required",
+		upgrade.V0: "prohibited: OLM v0 cannot update op.v1.0.0: its next bundle op.v1.1.0 has the legacy olm.deprecated property",
+	} {
+		p, err := Compute(Request{Release: release("4.22.1", "5.0.0"), OLM: olm,
+			Catalogs:  []Catalog{{Minor: Minor{4, 22}, Key: "v4.22", Model: v422}, {Minor: Minor{5, 0}, Key: "v5.0", Model: v50}},
+			Operators: []mirrorset.Install{{Package: "op", Version: "1.0.0"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		oh := p.Hops[0].Operators[0]
+		if !p.Blocked || oh.State != StateBlocked || !strings.Contains(oh.Message, want) {
+			t.Errorf("%s: blocked %v, %s: %s\nwant %q", olm, p.Blocked, oh.State, oh.Message, want)
+		}
+	}
+}

@@ -89,16 +89,29 @@ func (e explainer) explain() *Reason {
 // bundle: OLM v1's post-pick validation, OLM v0's Prohibited bundles.
 func (e explainer) blocked(stop *model.Bundle) *Reason {
 	if ref := e.w.refusal; ref != nil {
-		return &Reason{Code: ReasonRefusedByV1, Bundles: []string{stop.Name, ref.Bundle},
-			Message: fmt.Sprintf("OLM v1 cannot update %s: %s declares %s, and operator-controller refuses a resolved bundle that declares a dependency, "+
-				"with no fallback to an older one (%s)", stop.Name, ref.Bundle, ref.Property, ref.Message)}
+		return RefusedReason(stop.Name, ref)
 	}
 	if pr := e.w.prohibited; pr != nil {
-		return &Reason{Code: ReasonProhibited, Bundles: []string{stop.Name, pr.Bundle},
-			Message: fmt.Sprintf("OLM v0 cannot update %s: its next bundle %s has the legacy %s property, which makes it Prohibited: "+
-				"the resolver never installs it, so %s stays", stop.Name, pr.Bundle, pr.Property, stop.Name)}
+		return ProhibitedReason(stop.Name, pr)
 	}
 	return nil
+}
+
+// RefusedReason is the reason OLM v1 stays on the installed bundle
+// (named installed) when operator-controller refuses the bundle it
+// resolved (NoDependencyValidation).
+func RefusedReason(installed string, ref *model.V1Refusal) *Reason {
+	return &Reason{Code: ReasonRefusedByV1, Bundles: []string{installed, ref.Bundle},
+		Message: fmt.Sprintf("OLM v1 cannot update %s: %s declares %s, and operator-controller refuses a resolved bundle that declares a dependency, "+
+			"with no fallback to an older one (%s)", installed, ref.Bundle, ref.Property, ref.Message)}
+}
+
+// ProhibitedReason is the reason OLM v0 stays on the installed bundle
+// (named installed) when its next hop is Prohibited.
+func ProhibitedReason(installed string, s *model.V0Stranded) *Reason {
+	return &Reason{Code: ReasonProhibited, Bundles: []string{installed, s.Bundle},
+		Message: fmt.Sprintf("OLM v0 cannot update %s: its next bundle %s has the legacy %s property, which makes it Prohibited: "+
+			"the resolver never installs it, so %s stays", installed, s.Bundle, s.Property, installed)}
 }
 
 // older reports whether a is a lower version than b.
