@@ -86,8 +86,13 @@ func (e explainer) explain() *Reason {
 }
 
 // blocked explains a stop where the runtime's own rules refuse the next
-// bundle: OLM v1's post-pick validation, OLM v0's Prohibited bundles.
+// bundle: OLM v1's post-pick validation or a tie between catalogs, OLM
+// v0's Prohibited bundles.
 func (e explainer) blocked(stop *model.Bundle) *Reason {
+	if e.w.tie != "" {
+		return &Reason{Code: ReasonCatalogTie, Bundles: []string{stop.Name},
+			Message: fmt.Sprintf("OLM v1 cannot update %s: its best bundle is in several catalogs of the same priority, and operator-controller refuses to choose (%s)", stop.Name, e.w.tie)}
+	}
 	if ref := e.w.refusal; ref != nil {
 		return RefusedReason(stop.Name, ref)
 	}
@@ -145,7 +150,9 @@ func (e explainer) passedReason(t *model.Bundle) *Reason {
 	}
 	landed := []*model.Bundle{e.from}
 	for _, h := range e.w.hops {
-		landed = append(landed, e.p.Bundle(h.To.Name))
+		if b := e.p.Bundle(h.To.Name); b != nil { // nil: a bundle of another catalog of the set
+			landed = append(landed, b)
+		}
 	}
 	for i, x := range landed {
 		cands := e.candidates(x)
