@@ -144,3 +144,60 @@ func TestGenerateCatalogSet(t *testing.T) {
 		t.Errorf("minors: %d %s", code, stderr)
 	}
 }
+
+// TestMirrorSetCatalogSet: mirror-set over a catalog set: OLM v1's
+// refusal and a hop another catalog resolves exit 1 with the reason; an
+// install without a catalog needs one when several catalogs have its
+// package.
+func TestMirrorSetCatalogSet(t *testing.T) {
+	tmp := t.TempDir()
+	refused := filepath.Join(operatorFixtures, "refused")
+	clean := filepath.Join(tmp, "clean")
+	if err := os.MkdirAll(clean, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(refused, "catalog.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDep := strings.Replace(string(data), "- type: olm.package.required\n  value: {packageName: cert-manager, versionRange: '>=1.0.0'}\n", "", 1)
+	if err := os.WriteFile(filepath.Join(clean, "catalog.yaml"), []byte(noDep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) string {
+		f := filepath.Join(tmp, name)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	fromA := write("a.yaml", "- {catalog: a, package: needy, version: 1.0.0}\n")
+	bare := write("bare.yaml", "- {package: needy, version: 1.0.0}\n")
+	bHigh := write("bhigh.yaml", "catalogs:\n- name: a\n  source: dir:"+refused+"\n- name: b\n  source: dir:"+clean+"\n  priority: 5\n")
+	aHigh := write("ahigh.yaml", "catalogs:\n- name: a\n  source: dir:"+refused+"\n  priority: 5\n- name: b\n  source: dir:"+clean+"\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		out  string
+		err  string
+	}{
+		{"v1: a refusal in one catalog", []string{"--catalog", refused, "--installed", bare, "--olm", "v1"}, 1,
+			"no OLM v1 path: refused-by-v1.\n    OLM v1 cannot update needy.v1.1.0: needy.v2.0.0 declares olm.package.required", ""},
+		{"v1: the refusal of the higher-priority catalog", []string{"--catalog-set", aHigh, "--installed", fromA, "--olm", "v1"}, 1,
+			"no OLM v1 path: refused-by-v1.", ""},
+		{"v1: a hop from another catalog", []string{"--catalog-set", bHigh, "--installed", fromA, "--olm", "v1"}, 1,
+			"no OLM v1 path: other-catalog.\n    OLM v1 resolves needy.v1.1.0 from catalog b (priority 5), not from a", ""},
+		{"v0: the install's own catalog", []string{"--catalog-set", bHigh, "--installed", fromA}, 0, "needy.v1.0.0 → needy.v1.1.0 → needy.v2.0.0", ""},
+		{"an install without a catalog, two catalogs with its package", []string{"--catalog-set", bHigh, "--installed", bare}, 2, "",
+			"catalogs a, b have package needy: name the one its Subscription uses"},
+		{"--catalog and --catalog-set", []string{"--catalog-set", bHigh, "--catalog", refused, "--installed", bare}, 2, "", "give one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCommand(mirrorSetCommand(), append(tc.args, "--out", filepath.Join(t.TempDir(), "out"))...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.err) {
+				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s\nwant %q / %q", code, tc.code, out, errOut, tc.out, tc.err)
+			}
+		})
+	}
+}

@@ -329,6 +329,10 @@ type catalogArg struct {
 	name string
 	tree bool
 	spec string
+	// setName is the catalog's name in the command's set (mirror-set:
+	// NAME of NAME=SOURCE, or of --catalog-set; for a catalog of the tree
+	// it may differ from name, the tree's).
+	setName string
 }
 
 // parseCatalogArg reads a --catalog value: NAME=SOURCE; a bare DNS-1123
