@@ -201,3 +201,23 @@ func TestMirrorSetCatalogSet(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanCatalogSetErrors: a catalog set without a source at a minor of
+// the path, and --catalogs with --catalog-set.
+func TestPlanCatalogSetErrors(t *testing.T) {
+	tree := planTree(t)
+	f := writeSet(t, t.TempDir(), "catalogs:\n- name: ocp\n  minors: {v4.22: dir:testdata/plan/catalogs/v4.22}\n")
+	base := []string{"--source", tree, "--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1", "--operators", "testdata/plan/operators-major.yaml"}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--catalog-set", f}, "--catalog-set " + f + ": no catalog for v5.0: the path goes through 4.22 → 5.0"},
+		{[]string{"--catalog-set", f, "--catalogs", planCatalogsFlag(false, "4.22", "5.0")}, "--catalogs and --catalog-set: give one"},
+	} {
+		out, errOut, code := runCommand(planCommand(), append(base, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%v: exit %d\n%s\n%s\nwant %q", tc.args, code, out, errOut, tc.err)
+		}
+	}
+}
