@@ -37,6 +37,9 @@ func catalogPlatformFlag() cli.Flag {
 type catalogSpec struct {
 	name, spec string
 	priority   int32
+	// inSet: the catalog comes from --catalog-set, whose catalogs are
+	// one cluster's set.
+	inSet bool
 }
 
 // catalogSpecs parses generate's --catalog values and --catalog-set
@@ -59,7 +62,7 @@ func catalogSpecs(c *cli.Context) ([]catalogSpec, error) {
 				return nil, fmt.Errorf("--catalog-set %s: line %d: catalog %s: generate needs one source, not minors", file, sc.Line, sc.Name)
 			}
 			seen[sc.Name] = true
-			out = append(out, catalogSpec{name: sc.Name, spec: sc.Source, priority: sc.Priority})
+			out = append(out, catalogSpec{name: sc.Name, spec: sc.Source, priority: sc.Priority, inSet: true})
 		}
 	}
 	for _, v := range values {
@@ -236,7 +239,7 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 		return nil, err
 	}
 	validOnly := c.Bool("catalog-valid-only")
-	var cats []*catviews.Catalog
+	var cats, set []*catviews.Catalog
 	var failed []string
 	for _, s := range specs {
 		src, err := source.Parse(s.spec, opts)
@@ -275,11 +278,16 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 		log.Info("catalog read", "catalog", s.name, "source", src.String(), "digest", lc.catalog.Info.Digest,
 			"packages", n.Packages, "channels", n.Channels, "bundles", n.Bundles, "warnings", warnings, "skippedPackages", n.SkippedPackages)
 		cats = append(cats, lc.catalog)
+		if s.inSet {
+			set = append(set, lc.catalog)
+		}
 	}
-	// The tree is the catalog set: OLM v1's answers in next/ files look
-	// across its catalogs.
-	for _, cat := range cats {
-		for _, other := range cats {
+	// The catalogs of --catalog-set are one cluster's set: OLM v1's
+	// answers in their next/ files look across them. Catalogs given by
+	// --catalog stay alone (a tree often holds the catalogs of several
+	// cluster minors, which no cluster resolves over together).
+	for _, cat := range set {
+		for _, other := range set {
 			if other != cat {
 				cat.Peers = append(cat.Peers, other)
 			}

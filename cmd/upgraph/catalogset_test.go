@@ -103,10 +103,11 @@ func TestGenerateCatalogSet(t *testing.T) {
 	tmp := t.TempDir()
 	refused := filepath.Join(operatorFixtures, "refused")
 	divergence := filepath.Join(operatorFixtures, "divergence")
-	f := writeSet(t, tmp, "catalogs:\n- name: hi\n  source: dir:"+refused+"\n  priority: 10\n- name: lo\n  source: dir:"+divergence+"\n  priority: -1\n")
+	f := writeSet(t, tmp, "catalogs:\n- name: hi\n  source: dir:"+refused+"\n  priority: 10\n- name: lo\n  source: dir:"+divergence+"\n  priority: -1\n- name: also\n  source: dir:"+refused+"\n")
 	out := filepath.Join(tmp, "tree")
-	// Package needy is in hi and in lo (via --catalog, priority 0).
-	if stdout, stderr, code := runCommand(generateCommand(), "--catalog-set", f, "--catalog", "also=dir:"+refused, "--out", out); code != 0 {
+	// Package needy is in hi and in also (priority 0); catalog alone,
+	// given by --catalog, is not in the set.
+	if stdout, stderr, code := runCommand(generateCommand(), "--catalog-set", f, "--catalog", "alone=dir:"+refused, "--out", out); code != 0 {
 		t.Fatalf("generate: %d\n%s\n%s", code, stdout, stderr)
 	}
 	read := func(rel string) string {
@@ -134,9 +135,13 @@ func TestGenerateCatalogSet(t *testing.T) {
 			t.Errorf("next file lacks %s:\n%s", want, next)
 		}
 	}
-	// A package one catalog has keeps the one-catalog answer.
+	// A package one catalog of the set has, and a catalog outside the
+	// set, keep the one-catalog answer.
 	if s := read("operators/lo/next/div/stable/div.v1.0.0.json"); strings.Contains(s, "olmV1Catalog") {
 		t.Errorf("div is in one catalog only: %s", s)
+	}
+	if s := read("operators/alone/next/needy/stable/needy.v1.1.0.json"); strings.Contains(s, "olmV1Catalog") || !strings.Contains(s, `"refusal":{"bundle":"needy.v2.0.0"`) {
+		t.Errorf("a catalog outside the set: %s", s)
 	}
 	// A set with per-minor sources is plan's, not generate's.
 	g := writeSet(t, t.TempDir(), "catalogs:\n- name: m\n  minors: {v4.21: dir:"+refused+"}\n")

@@ -56,12 +56,14 @@ catalog's packages or bundles; a catalog without a package is empty.
 
 --catalog-set FILE adds the catalogs of a catalog set file (catalogs:
 name, source, priority; docs/operators.md) the same way, each with its
-priority (spec.priority, recorded in catalog.json and index.json). The
-catalogs of a tree are one set: for a package several of them have, the
-OLM v1 answer of the next/ files is operator-controller's across them
+priority (spec.priority, recorded in catalog.json and index.json). They
+are one cluster's set: for a package several of them have, the OLM v1
+answer of their next/ files is operator-controller's across them
 (non-deprecated first, then the highest priority, a tie an error) and
-names the catalog it comes from; a bundle that declares a dependency is
-refused, as operator-controller refuses it.`,
+names the catalog it comes from (catalogs given by --catalog stay alone:
+a tree often holds the catalogs of several cluster minors). Everywhere, a
+bundle OLM v1 resolves that declares a dependency is refused, as
+operator-controller refuses it.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
