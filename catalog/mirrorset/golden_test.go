@@ -42,6 +42,11 @@ var goldenCases = []goldenCase{
 	// it), OLM v1 has one.
 	{"stranded-after-skip-v0", "stranded-after-skip", upgrade.V0, []Install{{Package: "skipper", Version: "1.0.0"}}},
 	{"stranded-after-skip-v1", "stranded-after-skip", upgrade.V1, []Install{{Package: "skipper", Version: "1.0.0"}}},
+	// The runtimes' own refusals (issue 24): OLM v1 refuses needy.v2.0.0
+	// (olm.package.required), OLM v0 never installs legacy.v2.0.0
+	// (olm.deprecated): no path, nothing planned, the reason given.
+	{"refused-v1", "refused", upgrade.V1, []Install{{Package: "needy", Version: "1.0.0"}}},
+	{"prohibited-v0", "prohibited", upgrade.V0, []Install{{Package: "legacy", Version: "1.0.0"}}},
 	// Skips across channels, several channels kept, one install already
 	// at its target, the default channel kept.
 	{"cross-channel-v0", "cross-channel", upgrade.V0, []Install{

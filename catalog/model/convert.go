@@ -279,6 +279,7 @@ func (b *builder) bundles(in []declcfg.Bundle) {
 			bun.MaxOpenShiftVersion = pb.maxOCP
 		}
 		if pb.props.legacyDeprecated {
+			bun.Prohibited = true
 			at(Warning, RuleLegacyDeprecated, "bundle %q has the legacy %s property: OLM v0 never installs it (not even by startingCSV); OLM v1 ignores the property",
 				src.Name, propLegacyDeprecate)
 		}

@@ -174,7 +174,13 @@ type Bundle struct {
 	MaxOpenShiftVersion string
 	// HasObjects says the bundle carries olm.bundle.object properties
 	// (its content is inline: no image needed).
-	HasObjects  bool
+	HasObjects bool
+	// Prohibited says the bundle has the legacy olm.deprecated property:
+	// OLM v0's resolver gives its variable a Prohibited constraint
+	// (operator-lifecycle-manager pkg/controller/registry/resolver/
+	// variable_types.go NewBundleVariableFromOperator), so it is never
+	// installed, not even by startingCSV. OLM v1 ignores the property.
+	Prohibited  bool
 	Deprecation *Deprecation
 	// Entries are the bundle's channel entries, in channel name order.
 	Entries []*Entry

@@ -10,10 +10,16 @@ import (
 // Semantics labels say which runtime's rules a selection result encodes.
 const (
 	SemanticsV0 = "olm-v0: Subscription (operator-lifecycle-manager resolver: sortChannel order, head first, skipped entries dropped; " +
-		"candidates have replaces/skips naming the installed CSV or a skipRange holding its version (ParseTolerant); the first is taken, one hop per resolution); " +
+		"candidates have replaces/skips naming the installed CSV or a skipRange holding its version (ParseTolerant); " +
+		"a bundle with the legacy olm.deprecated property is Prohibited, never a candidate; the first is taken, one hop per resolution); " +
 		"graph only: no dependency, GVK or constraint solving"
 	SemanticsV1 = "olm-v1: ClusterExtension (operator-controller resolver: successors by replaces/skips/skipRange from any channel, or the channel filter, plus the installed version; " +
-		"bundle-level deprecation last, then highest version and release); one catalog; graph only: no dependency or constraint solving"
+		"bundle-level deprecation last, then highest version and release; the pick is refused when it declares olm.package.required, olm.gvk.required or olm.constraint, with no fallback); " +
+		"one catalog; dependencies are refused as upstream does, never solved"
+	SemanticsV1Set = "olm-v1: ClusterExtension (operator-controller resolver: successors by replaces/skips/skipRange from any channel, or the channel filter, plus the installed version; " +
+		"bundle-level deprecation last, then highest version and release, per catalog; across catalogs a non-deprecated bundle first, then the highest spec.priority, a tie an error; " +
+		"the pick is refused when it declares olm.package.required, olm.gvk.required or olm.constraint, with no fallback); " +
+		"the named catalog set (every catalog selected and serving); dependencies are refused as upstream does, never solved"
 )
 
 // Installed is what a runtime knows of an installed bundle: OLM v0 the
@@ -68,8 +74,29 @@ type V0Result struct {
 	Next        *Hop   `json:"next"`
 	PathToHead  []Hop  `json:"pathToHead"`
 	ReachesHead bool   `json:"reachesHead"`
-	Error       string `json:"error,omitempty"`
+	// Stranded is set when the updates stop because the next bundle is
+	// Prohibited (the legacy olm.deprecated property).
+	Stranded *V0Stranded `json:"stranded,omitempty"`
+	Error    string      `json:"error,omitempty"`
 }
+
+// V0Stranded says OLM v0 stays at At because its successor Bundle is
+// Prohibited: the resolver's only candidates from At are bundles it may
+// never install.
+type V0Stranded struct {
+	At       string `json:"at"`
+	Bundle   string `json:"bundle"`
+	Property string `json:"property"`
+	Message  string `json:"message"`
+}
+
+func newV0Stranded(at, bundle string) *V0Stranded {
+	return &V0Stranded{At: at, Bundle: bundle, Property: propLegacyDeprecate, Message: fmt.Sprintf(
+		"OLM v0 never installs %s: it has the legacy %s property (Prohibited), so %s stays", bundle, propLegacyDeprecate, at)}
+}
+
+// prohibited says OLM v0 never installs the entry's bundle.
+func (e *Entry) prohibited() bool { return e.Bundle != nil && e.Bundle.Prohibited }
 
 // v0Installed is the installed CSV as the resolver's predicates use it.
 type v0Installed struct {
@@ -165,7 +192,8 @@ func (p *Package) v0Order(q V0Query) ([]*Entry, error) {
 
 // V0Candidates returns the bundles OLM v0 may move to, in its preference
 // order (the first is chosen): entries with an edge from the installed
-// CSV, or for a new install every ordered entry.
+// CSV, or for a new install every ordered entry; Prohibited bundles
+// (legacy olm.deprecated) are never candidates.
 func (p *Package) V0Candidates(q V0Query) ([]Hop, error) {
 	order, err := p.v0Order(q)
 	if err != nil {
@@ -177,6 +205,9 @@ func (p *Package) V0Candidates(q V0Query) ([]Hop, error) {
 		inst = newV0Installed(*q.Installed)
 	}
 	for _, e := range order {
+		if e.prohibited() {
+			continue
+		}
 		var via []Via
 		if q.Installed != nil {
 			if via = v0Edges(e, inst); len(via) == 0 {
@@ -235,6 +266,10 @@ func (p *Package) ResolveV0(q V0Query) V0Result {
 			r.Error = err.Error()
 			return r
 		}
+		if first == nil {
+			r.Error = fmt.Sprintf("no installable bundle in package %s: every candidate has the legacy %s property (Prohibited)", p.Name, propLegacyDeprecate)
+			return r
+		}
 		r.PathToHead = append(r.PathToHead, *first)
 		inst = newV0Installed(Installed{Name: first.Name, Version: first.Version})
 	} else {
@@ -242,15 +277,24 @@ func (p *Package) ResolveV0(q V0Query) V0Result {
 	}
 	seen[inst.name] = true
 	for range len(order) {
-		var next *Entry
+		var next, passed *Entry
 		var via []Via
 		for _, e := range order {
 			if via = v0Edges(e, inst); len(via) > 0 {
+				if e.prohibited() {
+					if passed == nil {
+						passed = e
+					}
+					continue
+				}
 				next = e
 				break
 			}
 		}
 		if next == nil || next.Name == inst.name {
+			if passed != nil {
+				r.Stranded = newV0Stranded(inst.name, passed.Name)
+			}
 			break
 		}
 		if seen[next.Name] {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
@@ -220,5 +221,84 @@ func TestResolveV0Path(t *testing.T) {
 	r = pkg.ResolveV0(V0Query{Channel: "s", Installed: &Installed{Name: "p.v4", Version: "4.0.0"}})
 	if len(r.PathToHead) != 0 || !r.ReachesHead {
 		t.Errorf("from the head: %+v", r)
+	}
+}
+
+// TestV0Prohibited: a bundle with the legacy olm.deprecated property gets
+// a Prohibited constraint in OLM v0's resolver (operator-lifecycle-manager
+// pkg/controller/registry/resolver/variable_types.go
+// NewBundleVariableFromOperator): never a candidate, never a hop; the
+// subscription's next preference is taken, else it stays (stranded).
+func TestV0Prohibited(t *testing.T) {
+	legacy := declcfg.Property{Type: "olm.deprecated", Value: []byte(`{}`)}
+	cat := func(prohibited []string, entries ...declcfg.ChannelEntry) *Package {
+		cfg := &declcfg.DeclarativeConfig{Packages: []declcfg.Package{newTestPackage("p", "s")}, Channels: []declcfg.Channel{newTestChannel("p", "s", entries...)}}
+		for _, e := range entries {
+			v := strings.TrimPrefix(e.Name, "p.v")
+			b := simpleBundle("p", e.Name, v)
+			if slices.Contains(prohibited, e.Name) {
+				b.Properties = append(b.Properties, legacy)
+			}
+			cfg.Bundles = append(cfg.Bundles, b)
+		}
+		return Convert(cfg).Package("p")
+	}
+	chain := []declcfg.ChannelEntry{ce("p.v1.0.0", ""), ce("p.v2.0.0", "p.v1.0.0"), ce("p.v3.0.0", "p.v2.0.0")}
+	inst := func(v string) *Installed { return &Installed{Name: "p.v" + v, Version: v} }
+	for _, tc := range []struct {
+		name     string
+		pkg      *Package
+		q        V0Query
+		next     string
+		path     []string
+		stranded string // the Prohibited bundle it stops before
+		err      string
+	}{
+		{"issue 24: 1.0.0 → 2.0.0 (legacy-deprecated) → 3.0.0: OLM v0 stays at 1.0.0", cat([]string{"p.v2.0.0"}, chain...),
+			V0Query{Channel: "s", Installed: inst("1.0.0")}, "", nil, "p.v2.0.0", ""},
+		{"past the Prohibited bundle the chain goes on", cat([]string{"p.v2.0.0"}, chain...),
+			V0Query{Channel: "s", Installed: inst("2.0.0")}, "p.v3.0.0", []string{"p.v3.0.0"}, "", ""},
+		{"a lower preference that is not Prohibited is taken",
+			cat([]string{"p.v3.0.0"}, ce("p.v1.0.0", ""), ce("p.v2.0.0", "p.v1.0.0"), ce("p.v3.0.0", "p.v2.0.0", "p.v1.0.0")),
+			V0Query{Channel: "s", Installed: inst("1.0.0")}, "p.v2.0.0", []string{"p.v2.0.0"}, "p.v3.0.0", ""},
+		{"a new install never takes a Prohibited head", cat([]string{"p.v3.0.0"}, chain...),
+			V0Query{Channel: "s"}, "p.v2.0.0", []string{"p.v2.0.0"}, "p.v3.0.0", ""},
+		{"not even by startingCSV", cat([]string{"p.v2.0.0"}, chain...),
+			V0Query{Channel: "s", StartingCSV: "p.v2.0.0"}, "", nil, "", "no installable bundle in package p: every candidate has the legacy olm.deprecated property (Prohibited)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next, err := tc.pkg.V0Next(tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if next != nil {
+				got = next.Name
+			}
+			if got != tc.next {
+				t.Errorf("next %q, want %q", got, tc.next)
+			}
+			r := tc.pkg.ResolveV0(tc.q)
+			if r.Error != tc.err {
+				t.Fatalf("error %q, want %q", r.Error, tc.err)
+			}
+			var path []string
+			for _, h := range r.PathToHead {
+				path = append(path, h.Name)
+			}
+			if !slices.Equal(path, tc.path) {
+				t.Errorf("path %q, want %q", path, tc.path)
+			}
+			gotS := ""
+			if r.Stranded != nil {
+				gotS = r.Stranded.Bundle
+				if r.Stranded.Property != "olm.deprecated" || !strings.Contains(r.Stranded.Message, "OLM v0 never installs "+gotS) {
+					t.Errorf("stranded %+v", r.Stranded)
+				}
+			}
+			if gotS != tc.stranded {
+				t.Errorf("stranded at %q, want %q", gotS, tc.stranded)
+			}
+		})
 	}
 }

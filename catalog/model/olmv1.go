@@ -16,6 +16,9 @@ import (
 // SelfCertified (no successor check), and the BundleReleaseSupport
 // feature gate (off by default: a release is read from build metadata).
 type V1Query struct {
+	// Package is spec.source.catalog.packageName (ResolveV1 defaults it
+	// to its package; ResolveV1Set needs it for its messages).
+	Package              string
 	Installed            *Installed
 	Channels             []string
 	VersionRange         string
@@ -40,14 +43,28 @@ type V1Candidate struct {
 }
 
 // V1Result is OLM v1's resolution: the candidates in its order and the
-// pick (the first), or the resolution error.
+// pick (the first), or the resolution error, or the pick's refusal.
 type V1Result struct {
 	Semantics    string        `json:"semantics"`
 	Channels     []string      `json:"channels,omitempty"`
 	VersionRange string        `json:"versionRange,omitempty"`
 	Candidates   []V1Candidate `json:"candidates"`
 	Pick         *V1Candidate  `json:"pick"`
-	Error        string        `json:"error,omitempty"`
+	// Refusal is the post-pick validation's failure: the bundle the
+	// resolver chose and the controller then refuses (Pick is nil, Error
+	// is the controller's message). There is no fallback to an older
+	// bundle.
+	Refusal *V1Refusal `json:"refusal,omitempty"`
+	Error   string     `json:"error,omitempty"`
+}
+
+// V1Refusal is operator-controller's NoDependencyValidation failing on
+// the resolved bundle: the bundle, the first of its properties (in the
+// bundle's order) that declares a dependency, and the controller's error.
+type V1Refusal struct {
+	Bundle   string `json:"bundle"`
+	Property string `json:"property"`
+	Message  string `json:"message"`
 }
 
 // bundleVersionRelease is operator-controller's
@@ -176,21 +193,32 @@ func mastermindsRange(s string) (func(semver.Version) bool, error) {
 // package of one catalog: bundles filtered by channel, version range and
 // (with an installed bundle, unless SelfCertified) successors-or-installed,
 // sorted non-deprecated first then by version and release, highest first
-// (a stable sort: ties keep catalog order). Pick is the first.
+// (a stable sort: ties keep catalog order); the first is picked, then
+// validated as the controller does (NoDependencyValidation: a pick that
+// declares a dependency is refused, Pick nil, Refusal set). It is
+// ResolveV1Set over a one-catalog set.
 func (p *Package) ResolveV1(q V1Query) V1Result {
-	r := V1Result{Semantics: SemanticsV1, Channels: q.Channels, VersionRange: q.VersionRange, Candidates: []V1Candidate{}}
-	fail := func(err error) V1Result {
-		r.Candidates = []V1Candidate{}
-		r.Error = err.Error()
-		return r
+	if q.Package == "" {
+		q.Package = p.Name
 	}
-	var inRange func(semver.Version) bool
-	if q.VersionRange != "" {
-		var err error
-		if inRange, err = mastermindsRange(q.VersionRange); err != nil {
-			return fail(fmt.Errorf("desired version range %q is invalid: %w", q.VersionRange, err))
-		}
-	}
+	r := ResolveV1Set([]V1CatalogMember{{Package: p}}, q).V1Result
+	r.Semantics = SemanticsV1
+	return r
+}
+
+// v1Cand is a candidate with what the sort reads.
+type v1Cand struct {
+	c          V1Candidate
+	vr         VersionRelease
+	vrErr      error
+	deprecated bool
+}
+
+// v1Candidates is one catalog's step of Resolve: the package's bundles
+// filtered by channel, version range (inRange nil: none) and successors,
+// sorted (non-deprecated first, then highest version and release). The
+// error is the walk function's (the whole resolution fails).
+func (p *Package) v1Candidates(q V1Query, inRange func(semver.Version) bool) ([]v1Cand, error) {
 	// The channels whose entries count: all, or those the filter names
 	// (the resolver shrinks the package's channel list in place, so
 	// successors too come only from them).
@@ -209,19 +237,13 @@ func (p *Package) ResolveV1(q V1Query) V1Result {
 	if successors {
 		var err error
 		if instVR, err = installedVersionRelease(*q.Installed); err != nil {
-			return fail(fmt.Errorf("error finding upgrade edges: %w", err))
+			return nil, fmt.Errorf("error finding upgrade edges: %w", err)
 		}
 		if instVersion, err = semver.Parse(q.Installed.Version); err != nil {
-			return fail(fmt.Errorf("error finding upgrade edges: getting successorsPredicate: error parsing installed bundle version: %w", err))
+			return nil, fmt.Errorf("error finding upgrade edges: getting successorsPredicate: error parsing installed bundle version: %w", err)
 		}
 	}
-	type cand struct {
-		c          V1Candidate
-		vr         VersionRelease
-		vrErr      error
-		deprecated bool
-	}
-	var cands []cand
+	var cands []v1Cand
 	for _, b := range p.Bundles {
 		if len(q.Channels) > 0 && !inAnyChannel(chans, b.Name) {
 			continue
@@ -248,23 +270,9 @@ func (p *Package) ResolveV1(q V1Query) V1Result {
 				continue
 			}
 		}
-		cands = append(cands, cand{c, vr, vrErr, b.Deprecation != nil})
+		cands = append(cands, v1Cand{c, vr, vrErr, b.Deprecation != nil})
 	}
-	if len(cands) == 0 {
-		var sb strings.Builder
-		if q.Installed != nil {
-			fmt.Fprintf(&sb, "error upgrading from currently installed version %q: ", q.Installed.Version)
-		}
-		fmt.Fprintf(&sb, "no bundles found for package %q ", p.Name)
-		if q.VersionRange != "" {
-			fmt.Fprintf(&sb, "matching version %q ", q.VersionRange)
-		}
-		if len(q.Channels) > 0 {
-			fmt.Fprintf(&sb, "in channels %v ", q.Channels)
-		}
-		return fail(fmt.Errorf("%s", strings.TrimSpace(sb.String())))
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
+	slices.SortStableFunc(cands, func(a, b v1Cand) int {
 		switch ad, bd := a.deprecated, b.deprecated; {
 		case ad && !bd:
 			return 1
@@ -281,11 +289,7 @@ func (p *Package) ResolveV1(q V1Query) V1Result {
 		}
 		return b.vr.Compare(a.vr)
 	})
-	for _, c := range cands {
-		r.Candidates = append(r.Candidates, c.c)
-	}
-	r.Pick = &r.Candidates[0]
-	return r
+	return cands, nil
 }
 
 func inAnyChannel(chans []*Channel, name string) bool {

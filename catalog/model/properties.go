@@ -27,6 +27,7 @@ const (
 	propChannel         = "olm.channel"
 	propMaxOpenShift    = "olm.maxOpenShiftVersion"
 	propLegacyDeprecate = "olm.deprecated"
+	propConstraint      = "olm.constraint"
 )
 
 // propInfo is what the model takes from a bundle's properties.

@@ -81,20 +81,37 @@ func TestSharedCatalog(t *testing.T) {
 	}
 
 	// Every installed bundle gets both answers; OLM v0 reaches the head
-	// except from the entries L-v0-stuck names; OLM v1 always picks.
-	stuck := 0
+	// except from the entries L-v0-stuck names; OLM v1 picks, or refuses
+	// a pick that declares a dependency (NoDependencyValidation).
+	stuck, refusals := 0, 0
+	refused := map[string]bool{}
 	for _, p := range c.Packages {
 		for _, ch := range p.Channels {
 			for _, e := range ch.Entries {
 				v := e.InstalledView()
-				if v.OLMV0.Error != "" || v.OLMV1.Error != "" || v.OLMV1.Pick == nil {
+				if ref := v.OLMV1.Refusal; ref != nil {
+					refusals++
+					refused[ref.Bundle] = true
+					if v.OLMV1.Pick != nil || v.OLMV1.Error != ref.Message {
+						t.Errorf("%s/%s/%s: refusal %+v with pick %v, error %q", p.Name, ch.Name, e.Name, ref, v.OLMV1.Pick, v.OLMV1.Error)
+					}
+				} else if v.OLMV1.Error != "" || v.OLMV1.Pick == nil {
 					t.Errorf("%s/%s/%s: %+v", p.Name, ch.Name, e.Name, v)
+				}
+				if v.OLMV0.Error != "" {
+					t.Errorf("%s/%s/%s: %+v", p.Name, ch.Name, e.Name, v.OLMV0)
 				}
 				if !v.OLMV0.ReachesHead {
 					stuck++
 				}
 			}
 		}
+	}
+	// rabbitmq-messaging-topology-operator 1.15.0 and later declare
+	// olm.gvk.required (first) and olm.package.required: from 1.14.2 and
+	// every later install of stable, the pick is refused.
+	if refusals != 8 || len(refused) != 7 || !refused["rabbitmq-messaging-topology-operator.v1.15.0"] {
+		t.Errorf("OLM v1 refuses %d installs' picks (%d bundles: %v), want 8 (7 bundles of rabbitmq-messaging-topology-operator)", refusals, len(refused), refused)
 	}
 	if stuck != 7 {
 		t.Errorf("%d installs never reach the head under OLM v0, want 7 (4 clusterpulse fast-v0, 3 kubernaut candidate-v1)", stuck)

@@ -14,6 +14,12 @@ type InstalledView struct {
 	Installed GraphRef `json:"installed"`
 	OLMV0     V0Result `json:"olmV0"`
 	OLMV1     V1Result `json:"olmV1"`
+	// OLMV1Catalog and OLMV1PerCatalog are set when other catalogs of the
+	// set have the package too (InstalledViewIn): OLMV1 is then the
+	// answer across the catalogs, OLMV1Catalog the catalog it resolves
+	// from ("" when none wins), OLMV1PerCatalog one line per catalog.
+	OLMV1Catalog    string            `json:"olmV1Catalog,omitempty"`
+	OLMV1PerCatalog []V1CatalogResult `json:"olmV1PerCatalog,omitempty"`
 }
 
 // GraphRef names a bundle with its version and release.
@@ -41,7 +47,7 @@ func (e *Entry) InstalledView() InstalledView {
 	q := V1Query{Channels: []string{ch.Name}}
 	if v1, err := b.InstalledV1(false); err != nil {
 		v.OLMV1 = V1Result{Semantics: SemanticsV1, Channels: q.Channels, Candidates: []V1Candidate{},
-			Error: "error finding upgrade edges: failed to get version and release of installed bundle: " + err.Error()}
+			Error: "error walking catalogs: error finding upgrade edges: failed to get version and release of installed bundle: " + err.Error()}
 	} else {
 		q.Installed = &v1
 		v.OLMV1 = ch.Package.ResolveV1(q)
@@ -74,6 +80,35 @@ func (v *InstalledView) withoutRanges() {
 	for i := range v.OLMV1.Candidates {
 		drop(v.OLMV1.Candidates[i].Via)
 	}
+}
+
+// InstalledViewIn is InstalledView with OLM v1 resolving across set, the
+// catalogs of a cluster (this entry's catalog among them, each member
+// holding its catalog's package of the same name or nil): when another
+// member has the package, OLMV1 is ResolveV1Set's answer. OLM v0 stays
+// in the entry's catalog (a Subscription names its CatalogSource).
+func (e *Entry) InstalledViewIn(set []V1CatalogMember) InstalledView {
+	v := e.InstalledView()
+	n := 0
+	for _, m := range set {
+		if m.Package != nil {
+			n++
+		}
+	}
+	b := e.Bundle
+	if n < 2 || b == nil {
+		return v
+	}
+	q := V1Query{Package: e.Channel.Package.Name, Channels: []string{e.Channel.Name}}
+	in, err := b.InstalledV1(false)
+	if err != nil {
+		return v // the one-catalog answer already says it cannot read the installed bundle
+	}
+	q.Installed = &in
+	r := ResolveV1Set(set, q)
+	v.OLMV1, v.OLMV1Catalog, v.OLMV1PerCatalog = r.V1Result, r.Catalog, r.PerCatalog
+	v.withoutRanges()
+	return v
 }
 
 // InstalledViews returns the InstalledView of every channel entry of

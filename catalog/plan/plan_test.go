@@ -301,3 +301,86 @@ func TestSkippedMinorMessages(t *testing.T) {
 		t.Errorf("5.0 hop: %q", m)
 	}
 }
+
+// TestComputeRefusedAndProhibited: the runtimes' own refusals cut the
+// route short. v4.22: 1.0.0 (max 4.22) → 1.1.0 → 1.2.0 (allows 5.0), and
+// 1.1.0 declares olm.package.required (OLM v1 refuses it) and has the
+// legacy olm.deprecated property (OLM v0 never installs it): either
+// runtime stays on 1.0.0, the hop to 5.0 is blocked, and the message
+// says why.
+func TestComputeRefusedAndProhibited(t *testing.T) {
+	y := fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0", "1.2.0<1.1.0"}, map[string]string{"1.0.0": "4.22", "1.2.0": "5.0"})
+	y = strings.Replace(y, "  value: {packageName: op, version: 1.1.0}\n",
+		"  value: {packageName: op, version: 1.1.0}\n- type: olm.package.required\n  value: {packageName: cert-manager, versionRange: '>=1.0.0'}\n- type: olm.deprecated\n  value: {}\n", 1)
+	v422 := catalog(t, y)
+	v50 := catalog(t, fbc("op", "stable", []string{"1.2.0"}, nil))
+	for olm, want := range map[upgrade.Runtime]string{
+		upgrade.V1: "refused-by-v1: OLM v1 cannot update op.v1.0.0: op.v1.1.0 declares olm.package.required",
+		upgrade.V0: "prohibited: OLM v0 cannot update op.v1.0.0: its next bundle op.v1.1.0 has the legacy olm.deprecated property",
+	} {
+		p, err := Compute(Request{Release: release("4.22.1", "5.0.0"), OLM: olm,
+			Catalogs:  []Catalog{{Minor: Minor{4, 22}, Key: "v4.22", Model: v422}, {Minor: Minor{5, 0}, Key: "v5.0", Model: v50}},
+			Operators: []mirrorset.Install{{Package: "op", Version: "1.0.0"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		oh := p.Hops[0].Operators[0]
+		if !p.Blocked || oh.State != StateBlocked || !strings.Contains(oh.Message, want) {
+			t.Errorf("%s: blocked %v, %s: %s\nwant %q", olm, p.Blocked, oh.State, oh.Message, want)
+		}
+	}
+}
+
+// TestComputeCatalogSet: with several catalogs per minor, an operator
+// names the one it is installed from; OLM v1 resolves across the
+// minor's catalogs (the higher priority wins, its refusal blocks), OLM
+// v0 follows the operator's own catalog.
+func TestComputeCatalogSet(t *testing.T) {
+	max := map[string]string{"1.0.0": "4.22", "1.1.0": "5.0"}
+	a := catalog(t, fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max))
+	b := catalog(t, fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max))
+	bDep := catalog(t, strings.Replace(fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max),
+		"  value: {packageName: op, version: 1.1.0}\n", "  value: {packageName: op, version: 1.1.0}\n- type: olm.gvk.required\n  value: {group: g, kind: K, version: v1}\n", 1))
+	v50 := catalog(t, fbc("op", "stable", []string{"1.1.0"}, nil))
+	set := func(bm *model.Catalog) []Catalog {
+		return []Catalog{
+			{Minor: Minor{4, 22}, Key: "v4.22", Name: "a", Model: a}, {Minor: Minor{4, 22}, Key: "v4.22", Name: "b", Priority: 5, Model: bm},
+			{Minor: Minor{5, 0}, Key: "v5.0", Name: "a", Model: v50}, {Minor: Minor{5, 0}, Key: "v5.0", Name: "b", Priority: 5, Model: v50},
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		cats    []Catalog
+		olm     upgrade.Runtime
+		state   string
+		catalog string // the update's hop catalog
+		msg     string
+	}{
+		{"v1: the update comes from the higher-priority catalog", set(b), upgrade.V1, StateUpdateRequired, "b", ""},
+		{"v0: the operator's own catalog", set(b), upgrade.V0, StateUpdateRequired, "", ""},
+		{"v1: the winner's refusal blocks", set(bDep), upgrade.V1, StateBlocked, "", "refused-by-v1: OLM v1 cannot update op.v1.0.0: op.v1.1.0 declares olm.gvk.required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Compute(Request{Release: release("4.22.1", "5.0.0"), OLM: tc.olm, Catalogs: tc.cats,
+				Operators: []mirrorset.Install{{Catalog: "a", Package: "op", Version: "1.0.0"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			oh := p.Hops[0].Operators[0]
+			if oh.State != tc.state || !strings.Contains(oh.Message, tc.msg) {
+				t.Fatalf("%s: %s", oh.State, oh.Message)
+			}
+			if tc.state == StateUpdateRequired && (oh.Update.To.Name != "op.v1.1.0" || oh.Update.Hops[0].Catalog != tc.catalog) {
+				t.Errorf("update %+v", oh.Update)
+			}
+			if p.Operators[0].Catalog != "a" || len(p.Catalogs) != 4 {
+				t.Errorf("operators %+v catalogs %+v", p.Operators, p.Catalogs)
+			}
+		})
+	}
+	_, err := Compute(Request{Release: release("4.22.1", "5.0.0"), OLM: upgrade.V1, Catalogs: set(b),
+		Operators: []mirrorset.Install{{Package: "op", Version: "1.0.0"}}})
+	if err == nil || !strings.Contains(err.Error(), "catalogs a, b have the package: name the one its Subscription uses") {
+		t.Errorf("no catalog named: %v", err)
+	}
+}

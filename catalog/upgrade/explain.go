@@ -76,10 +76,47 @@ func (e explainer) explain() *Reason {
 	if e.passed(stop, t) {
 		return e.passedReason(t)
 	}
+	if r := e.blocked(stop); r != nil {
+		return r
+	}
 	if r := e.missing(stop); r != nil {
 		return r
 	}
 	return e.stranded(stop)
+}
+
+// blocked explains a stop where the runtime's own rules refuse the next
+// bundle: OLM v1's post-pick validation or a tie between catalogs, OLM
+// v0's Prohibited bundles.
+func (e explainer) blocked(stop *model.Bundle) *Reason {
+	if e.w.tie != "" {
+		return &Reason{Code: ReasonCatalogTie, Bundles: []string{stop.Name},
+			Message: fmt.Sprintf("OLM v1 cannot update %s: its best bundle is in several catalogs of the same priority, and operator-controller refuses to choose (%s)", stop.Name, e.w.tie)}
+	}
+	if ref := e.w.refusal; ref != nil {
+		return RefusedReason(stop.Name, ref)
+	}
+	if pr := e.w.prohibited; pr != nil {
+		return ProhibitedReason(stop.Name, pr)
+	}
+	return nil
+}
+
+// RefusedReason is the reason OLM v1 stays on the installed bundle
+// (named installed) when operator-controller refuses the bundle it
+// resolved (NoDependencyValidation).
+func RefusedReason(installed string, ref *model.V1Refusal) *Reason {
+	return &Reason{Code: ReasonRefusedByV1, Bundles: []string{installed, ref.Bundle},
+		Message: fmt.Sprintf("OLM v1 cannot update %s: %s declares %s, and operator-controller refuses a resolved bundle that declares a dependency, "+
+			"with no fallback to an older one (%s)", installed, ref.Bundle, ref.Property, ref.Message)}
+}
+
+// ProhibitedReason is the reason OLM v0 stays on the installed bundle
+// (named installed) when its next hop is Prohibited.
+func ProhibitedReason(installed string, s *model.V0Stranded) *Reason {
+	return &Reason{Code: ReasonProhibited, Bundles: []string{installed, s.Bundle},
+		Message: fmt.Sprintf("OLM v0 cannot update %s: its next bundle %s has the legacy %s property, which makes it Prohibited: "+
+			"the resolver never installs it, so %s stays", installed, s.Bundle, s.Property, installed)}
 }
 
 // older reports whether a is a lower version than b.
@@ -113,7 +150,9 @@ func (e explainer) passedReason(t *model.Bundle) *Reason {
 	}
 	landed := []*model.Bundle{e.from}
 	for _, h := range e.w.hops {
-		landed = append(landed, e.p.Bundle(h.To.Name))
+		if b := e.p.Bundle(h.To.Name); b != nil { // nil: a bundle of another catalog of the set
+			landed = append(landed, b)
+		}
 	}
 	for i, x := range landed {
 		cands := e.candidates(x)

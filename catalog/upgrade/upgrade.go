@@ -16,8 +16,12 @@
 // says why, precisely (see the Reason codes). Deprecations met on the way
 // (olm.deprecations: the package, the channel, every bundle from the
 // installed one to the last hop) are listed, as the runtimes report them
-// in their conditions. Both answers are graph only, like the model's: no
-// dependency, GVK or constraint solving.
+// in their conditions. The runtimes' own refusals stop the walk: OLM v0
+// never hops to a Prohibited bundle (legacy olm.deprecated), OLM v1
+// refuses a resolved bundle that declares a dependency (no fallback).
+// Over a catalog set (FindInSet) OLM v1 resolves across the catalogs.
+// Otherwise the answers are graph only, like the model's: no dependency,
+// GVK or constraint solving.
 package upgrade
 
 import (
@@ -93,6 +97,9 @@ type Hop struct {
 	From Ref         `json:"from"`
 	To   Ref         `json:"to"`
 	Via  []model.Via `json:"via"`
+	// Catalog is, over a catalog set (FindInSet, OLM v1), the catalog
+	// the hop's bundle is resolved from.
+	Catalog string `json:"catalog,omitempty"`
 	// Deprecated is To's bundle-level deprecation message.
 	Deprecated string `json:"deprecated,omitempty"`
 }
@@ -143,6 +150,20 @@ const (
 	ReasonChannelInvalid = "channel-invalid"
 	// ReasonLoop: the runtime's updates come back to a bundle.
 	ReasonLoop = "loop"
+	// ReasonRefusedByV1: OLM v1 resolves a bundle that declares a
+	// dependency (olm.package.required, olm.gvk.required,
+	// olm.constraint) and operator-controller refuses it
+	// (NoDependencyValidation), without falling back to an older bundle:
+	// the installed bundle stays.
+	ReasonRefusedByV1 = "refused-by-v1"
+	// ReasonCatalogTie: over a catalog set, OLM v1 finds its best bundle
+	// in several catalogs of the same (highest) priority and refuses to
+	// choose.
+	ReasonCatalogTie = "catalog-tie"
+	// ReasonProhibited: OLM v0's next hop would be a bundle with the
+	// legacy olm.deprecated property, which its resolver never installs
+	// (Prohibited): the installed bundle stays.
+	ReasonProhibited = "prohibited"
 )
 
 // Reason says why there is no path: a code above, a message for people,
@@ -281,6 +302,11 @@ func Find(c *model.Catalog, q Query) (*Report, error) {
 
 // FindInPackage is Find on the package q names.
 func FindInPackage(p *model.Package, q Query) (*Report, error) {
+	return find(p, q, nil)
+}
+
+// find answers q in p; OLM v1 resolves over set when it has members.
+func find(p *model.Package, q Query, set []SetMember) (*Report, error) {
 	if _, err := ParseRuntime(string(q.OLM)); err != nil {
 		return nil, &Error{err.Error()}
 	}
@@ -320,7 +346,7 @@ func FindInPackage(p *model.Package, q Query) (*Report, error) {
 	}
 	var w walk
 	if q.OLM == V1 {
-		w = walkV1(p, ch, from)
+		w = walkV1Set(p, ch, from, set)
 	} else {
 		w = walkV0(p, ch, from)
 	}
@@ -328,7 +354,7 @@ func FindInPackage(p *model.Package, q Query) (*Report, error) {
 	if target != nil {
 		if target == from {
 			r.Found, r.Hops = true, []Hop{}
-		} else if i := slices.IndexFunc(w.hops, func(h Hop) bool { return h.To.Name == target.Name }); i >= 0 {
+		} else if i := slices.IndexFunc(w.hops, func(h Hop) bool { return h.To.Name == target.Name && h.To.Version == target.PackageProperty.Version }); i >= 0 {
 			r.Found, r.Hops = true, w.hops[:i+1]
 		}
 	}
@@ -342,6 +368,41 @@ func FindInPackage(p *model.Package, q Query) (*Report, error) {
 	return r, nil
 }
 
+// SetMember is a catalog of a set: its name, priority and the package
+// the query names in it (nil when it lacks the package).
+type SetMember = model.V1CatalogMember
+
+// FindInSet is FindInPackage for an operator installed from catalog home
+// of a catalog set: OLM v0 resolves in home (a Subscription names its
+// CatalogSource), OLM v1 across every catalog of set (ResolveV1Set:
+// non-deprecated first, then the highest priority, a tie an error), each
+// hop naming the catalog it comes from. From, To and the channel are
+// read in home.
+func FindInSet(set []SetMember, home string, q Query) (*Report, error) {
+	var p *model.Package
+	for _, m := range set {
+		if m.Name == home {
+			p = m.Package
+		}
+	}
+	if p == nil {
+		return nil, errorf("catalog %s has no package %q", home, q.Package)
+	}
+	if q.OLM != V1 {
+		r, err := FindInPackage(p, q)
+		if r != nil {
+			r.Catalog = home
+		}
+		return r, err
+	}
+	r, err := find(p, q, set)
+	if r != nil {
+		r.Catalog = home
+		r.Semantics = model.SemanticsV1Set
+	}
+	return r, err
+}
+
 // walk is what a runtime does from the installed bundle: its hops, the
 // bundle it stops at, and an error (it cannot resolve, or loops).
 type walk struct {
@@ -352,6 +413,12 @@ type walk struct {
 	// none is OLM v1's error when it finds no bundle at all (not even
 	// the installed one): it stays, and says so.
 	none string
+	// tie is OLM v1's error when catalogs of the same priority tie.
+	tie string
+	// refusal is OLM v1's refusal of the bundle it resolved from stop.
+	refusal *model.V1Refusal
+	// prohibited is OLM v0's Prohibited next hop from stop.
+	prohibited *model.V0Stranded
 }
 
 // walkV0 follows OLM v0 (ResolveV0: V0Next once per resolution).
@@ -370,6 +437,7 @@ func walkV0(p *model.Package, ch *model.Channel, from *model.Bundle) walk {
 		prev = b
 	}
 	w.stop = prev
+	w.prohibited = res.Stranded
 	if res.Error != "" {
 		w.err = errors.New(res.Error)
 		w.loop = strings.Contains(res.Error, "loop")
@@ -377,41 +445,86 @@ func walkV0(p *model.Package, ch *model.Channel, from *model.Bundle) walk {
 	return w
 }
 
-// walkV1 follows OLM v1: ResolveV1's pick, once per resolution, until it
-// picks the installed bundle (or fails, or loops).
+// walkV1 follows OLM v1 in one catalog.
 func walkV1(p *model.Package, ch *model.Channel, from *model.Bundle) walk {
+	return walkV1Set(p, ch, from, nil)
+}
+
+// walkV1Set follows OLM v1: its pick (over set when it has members, else
+// in p alone), once per resolution, until it picks the installed bundle
+// (or fails, or is refused, or loops).
+func walkV1Set(p *model.Package, ch *model.Channel, from *model.Bundle, set []model.V1CatalogMember) walk {
 	w := walk{stop: from, hops: []Hop{}}
 	seen := map[string]bool{from.Name: true}
 	cur := from
-	for range len(p.Bundles) + 1 {
+	for range bundleCount(p, set) + 1 {
 		inst, err := cur.InstalledV1(false)
 		if err != nil {
 			w.err = fmt.Errorf("OLM v1 cannot read the installed bundle %s: %w", cur.Name, err)
 			break
 		}
-		res := p.ResolveV1(model.V1Query{Installed: &inst, Channels: []string{ch.Name}})
+		q := model.V1Query{Package: p.Name, Installed: &inst, Channels: []string{ch.Name}}
+		var res model.V1Result
+		next, catalog := (*model.Bundle)(nil), ""
+		if len(set) > 0 {
+			r := model.ResolveV1Set(set, q)
+			res, catalog = r.V1Result, r.Catalog
+			for _, m := range set {
+				if m.Name == r.Catalog && m.Package != nil && res.Pick != nil {
+					next = m.Package.Bundle(res.Pick.Name)
+				}
+			}
+		} else {
+			res = p.ResolveV1(q)
+			if res.Pick != nil {
+				next = p.Bundle(res.Pick.Name)
+			}
+		}
+		if res.Refusal != nil {
+			w.refusal = res.Refusal
+			break
+		}
 		if res.Error != "" {
-			if strings.Contains(res.Error, "no bundles found") {
+			switch {
+			case strings.Contains(res.Error, "no bundles found"):
 				w.none = res.Error
-			} else {
+			case strings.Contains(res.Error, "in multiple catalogs with the same priority"):
+				w.tie = res.Error
+			default:
 				w.err = errors.New(res.Error)
 			}
 			break
 		}
-		if res.Pick.Installed || res.Pick.Name == cur.Name {
+		if res.Pick.Installed || res.Pick.Name == cur.Name || next == nil {
 			break
 		}
-		next := p.Bundle(res.Pick.Name)
 		if seen[next.Name] {
 			w.err, w.loop = fmt.Errorf("OLM v1 updates loop: %s is reached again", next.Name), true
 			break
 		}
 		seen[next.Name] = true
-		w.hops = append(w.hops, hop(cur, next, res.Pick.Via))
+		h := hop(cur, next, res.Pick.Via)
+		h.Catalog = catalog
+		w.hops = append(w.hops, h)
 		cur = next
 	}
 	w.stop = cur
 	return w
+}
+
+// bundleCount bounds the walk: the bundles of p, or of every package of
+// the set.
+func bundleCount(p *model.Package, set []model.V1CatalogMember) int {
+	if len(set) == 0 {
+		return len(p.Bundles)
+	}
+	n := 0
+	for _, m := range set {
+		if m.Package != nil {
+			n += len(m.Package.Bundles)
+		}
+	}
+	return n
 }
 
 func hop(from, to *model.Bundle, via []model.Via) Hop {

@@ -66,6 +66,13 @@ var goldenCases = []struct {
 	// A missing intermediate bundle (elastic/cloud-on-k8s#9414).
 	{"partial-mirror-v0", "partial-mirror", Query{Package: "es", From: "2.0.0", OLM: V0}},
 	{"partial-mirror-v1", "partial-mirror", Query{Package: "es", From: "2.0.0", OLM: V1}},
+	// The runtimes' own refusals (issue 24).
+	{"prohibited-v0", "prohibited", Query{Package: "legacy", From: "1.0.0", OLM: V0}},
+	{"prohibited-v0-past", "prohibited", Query{Package: "legacy", From: "2.0.0", OLM: V0}},
+	{"prohibited-v1", "prohibited", Query{Package: "legacy", From: "1.0.0", OLM: V1}},
+	{"refused-v1", "refused", Query{Package: "needy", From: "1.0.0", OLM: V1}},
+	{"refused-v1-to-allowed", "refused", Query{Package: "needy", From: "1.0.0", To: "1.1.0", OLM: V1}},
+	{"refused-v0", "refused", Query{Package: "needy", From: "1.0.0", OLM: V0}},
 	// The shared real catalog.
 	{"real-clusterpulse-v0", sharedCatalog, Query{Package: "clusterpulse", Channel: "fast-v0", From: "0.2.0", OLM: V0}},
 	{"real-clusterpulse-v1", sharedCatalog, Query{Package: "clusterpulse", Channel: "fast-v0", From: "0.2.0", OLM: V1}},
@@ -77,6 +84,9 @@ var goldenCases = []struct {
 	{"real-infinispan-v0-to-skipped", sharedCatalog, Query{Package: "infinispan", Channel: "2.3.x", From: "2.3.0", To: "2.3.2", OLM: V0}},
 	{"real-kube-green-v0", sharedCatalog, Query{Package: "kube-green", From: "0.5.0", OLM: V0}},
 	{"real-kube-green-v1", sharedCatalog, Query{Package: "kube-green", From: "0.5.0", OLM: V1}},
+	// Issue 24: 1.15.0 and later declare olm.gvk.required and
+	// olm.package.required: OLM v1 stops at 1.14.2, refused.
+	{"real-rabbitmq-topology-v1", sharedCatalog, Query{Package: "rabbitmq-messaging-topology-operator", From: "1.12.1", OLM: V1}},
 }
 
 // TestGolden pins the text and JSON answers of goldenCases

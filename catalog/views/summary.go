@@ -14,6 +14,9 @@ import (
 type Summary struct {
 	Name   string `json:"name"`
 	Source Source `json:"source"`
+	// Priority is the catalog's priority in its set (ClusterCatalog and
+	// CatalogSource spec.priority; 0 by default).
+	Priority int32 `json:"priority"`
 	// ContentDigest is the identity of the published blobs
 	// (Catalog.ContentDigest): the sha256 of all.jsonl.
 	ContentDigest string           `json:"contentDigest"`
@@ -96,7 +99,8 @@ type Warning struct {
 // Summary returns catalog.json's content.
 func (c *Catalog) Summary() *Summary {
 	s := &Summary{
-		Name: c.Name,
+		Name:     c.Name,
+		Priority: c.Priority,
 		Source: Source{Kind: string(c.Info.Kind), Reference: c.Info.Reference, Resolved: c.Info.Resolved,
 			IndexDigest: c.Info.IndexDigest, Platforms: c.Info.Platforms, Digest: c.Info.Digest,
 			Platform: c.Info.Platform, ConfigsDir: c.Info.ConfigsDir},

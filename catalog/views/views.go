@@ -7,7 +7,9 @@
 //	graph/P/CH.json           the graph of channel CH of P (model.ChannelGraph)
 //	next/P/CH/B.json          for a cluster running bundle B from channel CH:
 //	                          OLM v0's next hop and path to the head, OLM v1's
-//	                          candidates and pick (model.InstalledView)
+//	                          candidates and pick or refusal, across the
+//	                          catalogs of the set that have P
+//	                          (model.InstalledViewIn)
 //
 // Package, channel and bundle names are encoded as file names by
 // EncodeName. Every file is compact JSON (the .jsonl files one blob a
@@ -85,6 +87,13 @@ func CheckName(name string) error {
 // only).
 type Catalog struct {
 	Name string
+	// Priority is the catalog's spec.priority in its set (OLM v1 prefers
+	// the highest across catalogs).
+	Priority int32
+	// Peers are the other catalogs of its catalog set (generate
+	// --catalog-set): a package they have too gets OLM v1's answer across
+	// the catalogs in its next/ files. Set before Render.
+	Peers []*Catalog
 	// Source names where it came from, as source.Source.String() does.
 	Source string
 	Info   source.Info
@@ -319,6 +328,7 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 		},
 	}
 	for _, p := range c.Model.Packages {
+		set := c.v1Set(p.Name)
 		tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
 			data, err := marshal(p.Graph())
 			if err != nil {
@@ -339,7 +349,7 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					data, err := marshal(e.InstalledView())
+					data, err := marshal(e.InstalledViewIn(set))
 					if err != nil {
 						return err
 					}
@@ -359,6 +369,23 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 			return emit(ctx, w, File{Path: dir + rel, Data: data})
 		})
 	})
+}
+
+// v1Set is the catalog set as OLM v1 walks it for package pkg: this
+// catalog and its peers, by name (catalogd lists ClusterCatalogs by
+// name; the answer does not depend on the order), each with its package
+// pkg or nil.
+func (c *Catalog) v1Set(pkg string) []model.V1CatalogMember {
+	if len(c.Peers) == 0 {
+		return nil
+	}
+	all := append([]*Catalog{c}, c.Peers...)
+	slices.SortFunc(all, func(a, b *Catalog) int { return cmp.Compare(a.Name, b.Name) })
+	set := make([]model.V1CatalogMember, 0, len(all))
+	for _, cat := range all {
+		set = append(set, model.V1CatalogMember{Name: cat.Name, Priority: cat.Priority, Package: cat.Model.Package(pkg)})
+	}
+	return set
 }
 
 // checkPath refuses a file name longer than file systems take.
