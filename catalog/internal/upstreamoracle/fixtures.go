@@ -135,6 +135,9 @@ func V0FixtureQueries() []V0Query {
 		{"p-branch", "stable", []string{"1.0.0", "1.5.0", "2.0.0", "3.0.0"}},
 		{"p-branch", "fast", []string{"1.0.0", "2.0.0"}},
 	}
+	// Prohibited bundles (olm.deprecated) of the fixture.
+	legacyDeprecated := map[string]bool{"p-replaces.v2.0.0": true, "p-skips.v2.0.0": true, "p-skiprange.v2.0.0": true, "p-head.v2.0.0": true, "p-branch.v2.0.0": true}
+	cite := "operator-lifecycle-manager pkg/controller/registry/resolver/variable_types.go NewBundleVariableFromOperator (olm.deprecated: Prohibited)"
 	var qs []V0Query
 	for _, p := range prohibited {
 		for _, v := range append([]string{""}, p.bundles...) {
@@ -142,8 +145,12 @@ func V0FixtureQueries() []V0Query {
 			if v != "" {
 				inst = p.pkg + ".v" + v
 			}
-			qs = append(qs, V0Query{Set: "v0-prohibited", Cites: "operator-lifecycle-manager pkg/controller/registry/resolver/variable_types.go NewBundleVariableFromOperator (olm.deprecated: Prohibited)",
+			qs = append(qs, V0Query{Set: "v0-prohibited", Cites: cite,
 				Subscriptions: []V0Subscription{{Package: p.pkg, Channel: p.channel, Source: "prohibited", Installed: inst}}})
+			if legacyDeprecated[inst] {
+				qs = append(qs, V0Query{Set: "v0-prohibited", Cites: cite + "; the installed CSV carries olm.deprecated",
+					Subscriptions: []V0Subscription{{Package: p.pkg, Channel: p.channel, Source: "prohibited", Installed: inst, InstalledDeprecated: true}}})
+			}
 		}
 	}
 	deps := "operator-lifecycle-manager pkg/controller/registry/resolver/resolver.go getBundleVariables (dependency providers, FindPreferred)"

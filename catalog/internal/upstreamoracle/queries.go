@@ -154,6 +154,9 @@ func v0ID(q V0Query) string {
 		if inst == "" {
 			inst = "-"
 		}
+		if s.InstalledDeprecated {
+			inst += "+deprecated"
+		}
 		parts = append(parts, s.Source+":"+s.Package+"/"+s.Channel+"/"+inst)
 	}
 	return strings.Join(parts, "/")

@@ -121,6 +121,12 @@ type (
 		// Installed is status.installedCSV ("" for a new install): a
 		// bundle of Source in Channel.
 		Installed string `json:"installed,omitempty"`
+		// InstalledDeprecated: the installed CSV's properties annotation
+		// keeps the bundle's legacy olm.deprecated property (it was
+		// installed while it had it, which OLM v0 itself never does).
+		// False: the annotation lacks it (the bundle was marked after
+		// it was installed, the way a cluster gets there).
+		InstalledDeprecated bool `json:"installedDeprecated,omitempty"`
 	}
 	// V0Answer is what Resolve returned: the operators to install (the
 	// next bundle of each Subscription that moves, and the dependency
