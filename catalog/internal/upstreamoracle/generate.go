@@ -59,6 +59,7 @@ func generateFrom(shared *declcfg.DeclarativeConfig, split map[string]*declcfg.D
 	whole := map[string]*declcfg.DeclarativeConfig{WholeSet().Catalogs[0].Name: shared}
 	g := &Generated{Sets: append([]CatalogSet{WholeSet(), SplitSet()}, append(V1FixtureSets(), V0FixtureSets()...)...)}
 	g.V1 = append(V1Queries("whole", whole), V1Queries("split", split)...)
+	g.V1 = append(g.V1, V1SelfCertifiedQueries("whole", whole)...)
 	g.V1 = append(g.V1, V1FixtureQueries()...)
 	g.V0 = append(V0Queries("whole", whole), V0Queries("split", split)...)
 	g.V0 = append(g.V0, V0FixtureQueries()...)

@@ -102,6 +102,23 @@ func V1Queries(set string, cats map[string]*declcfg.DeclarativeConfig) []V1Query
 	return out
 }
 
+// V1SelfCertifiedQueries are the OLM v1 queries with
+// upgradeConstraintPolicy SelfCertified (no successor filter: any up- or
+// downgrade) over a set: for every package, every installed bundle, no
+// channel filter.
+func V1SelfCertifiedQueries(set string, cats map[string]*declcfg.DeclarativeConfig) []V1Query {
+	v := newView(cats)
+	var out []V1Query
+	for _, pkg := range v.packages {
+		for _, inst := range v.bundles[pkg] {
+			q := V1Query{Set: set, Package: pkg, Installed: &V1Installed{Bundle: inst}, UpgradeConstraintPolicy: SelfCertified}
+			q.ID = v1ID(q)
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 func v1ID(q V1Query) string {
 	inst, chans := "-", "*"
 	if q.Installed != nil {
@@ -110,7 +127,11 @@ func v1ID(q V1Query) string {
 	if len(q.Channels) > 0 {
 		chans = strings.Join(q.Channels, ",")
 	}
-	return q.Set + "/" + q.Package + "/" + inst + "/" + chans
+	id := q.Set + "/" + q.Package + "/" + inst + "/" + chans
+	if q.UpgradeConstraintPolicy == SelfCertified {
+		id += "/self-certified"
+	}
+	return id
 }
 
 // V0Queries are the OLM v0 queries over a set: for every catalog, every
