@@ -62,6 +62,7 @@ func generateFrom(shared *declcfg.DeclarativeConfig, split map[string]*declcfg.D
 	g.V1 = append(g.V1, V1SelfCertifiedQueries("whole", whole)...)
 	g.V1 = append(g.V1, V1FixtureQueries()...)
 	g.V0 = append(V0Queries("whole", whole), V0Queries("split", split)...)
+	g.V0 = append(g.V0, V0DependencyPairQueries("whole", whole)...)
 	g.V0 = append(g.V0, V0FixtureQueries()...)
 	return g
 }

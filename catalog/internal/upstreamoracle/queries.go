@@ -1,6 +1,7 @@
 package upstreamoracle
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -181,4 +182,67 @@ func v0ID(q V0Query) string {
 		parts = append(parts, s.Source+":"+s.Package+"/"+s.Channel+"/"+inst)
 	}
 	return strings.Join(parts, "/")
+}
+
+// V0DependencyPairQueries are OLM v0 queries with a dependency installed
+// too: for every package P of the set with a bundle declaring
+// olm.package.required on a package Q of the set, every channel of P and
+// bundle p of it installed, together with every bundle q of Q's default
+// channel installed (a Subscription to that channel): two Subscriptions,
+// both CSVs present.
+func V0DependencyPairQueries(set string, cats map[string]*declcfg.DeclarativeConfig) []V0Query {
+	var out []V0Query
+	for _, cat := range sortedKeys(cats) {
+		cfg := cats[cat]
+		defaults := map[string]string{}
+		for _, p := range cfg.Packages {
+			defaults[p.Name] = p.DefaultChannel
+		}
+		entries := map[string]map[string][]string{}
+		for _, ch := range cfg.Channels {
+			if entries[ch.Package] == nil {
+				entries[ch.Package] = map[string][]string{}
+			}
+			for _, e := range ch.Entries {
+				entries[ch.Package][ch.Name] = append(entries[ch.Package][ch.Name], e.Name)
+			}
+		}
+		requires := map[string][]string{}
+		for _, b := range cfg.Bundles {
+			for _, p := range b.Properties {
+				if p.Type != "olm.package.required" {
+					continue
+				}
+				var v struct {
+					PackageName string `json:"packageName"`
+				}
+				if json.Unmarshal(p.Value, &v) == nil && entries[v.PackageName] != nil && !slices.Contains(requires[b.Package], v.PackageName) {
+					requires[b.Package] = append(requires[b.Package], v.PackageName)
+				}
+			}
+		}
+		for _, pkg := range sortedKeys(requires) {
+			deps := slices.Clone(requires[pkg])
+			slices.Sort(deps)
+			for _, ch := range sortedKeys(entries[pkg]) {
+				names := slices.Clone(entries[pkg][ch])
+				slices.Sort(names)
+				for _, inst := range names {
+					for _, dep := range deps {
+						depNames := slices.Clone(entries[dep][defaults[dep]])
+						slices.Sort(depNames)
+						for _, depInst := range depNames {
+							q := V0Query{Set: set, Subscriptions: []V0Subscription{
+								{Package: pkg, Channel: ch, Source: cat, Installed: inst},
+								{Package: dep, Channel: defaults[dep], Source: cat, Installed: depInst},
+							}}
+							q.ID = v0ID(q)
+							out = append(out, q)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }

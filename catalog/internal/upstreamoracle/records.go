@@ -136,9 +136,20 @@ type (
 		Operators []V0Operator `json:"operators"`
 		Error     string       `json:"error,omitempty"`
 		// Runs is how many times the query ran; Unstable says the runs
-		// disagreed (the first is recorded).
-		Runs     int  `json:"runs"`
-		Unstable bool `json:"unstable,omitempty"`
+		// disagreed: the first run's answer is Operators/Error, the
+		// other distinct answers are Alternatives (in the order first
+		// seen). OLM v0's solver gets its input in Go map order, so a
+		// query whose constraints leave it a choice may be answered
+		// differently from one run to the next; any of them is
+		// upstream's answer.
+		Runs         int             `json:"runs"`
+		Unstable     bool            `json:"unstable,omitempty"`
+		Alternatives []V0Alternative `json:"alternatives,omitempty"`
+	}
+	// V0Alternative is another answer of an unstable query's runs.
+	V0Alternative struct {
+		Operators []V0Operator `json:"operators"`
+		Error     string       `json:"error,omitempty"`
 	}
 	// V0Operator is one cache.Entry of Resolve's result.
 	V0Operator struct {

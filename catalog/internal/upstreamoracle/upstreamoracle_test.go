@@ -310,7 +310,7 @@ func checkV0(t *testing.T, rec *Recorded) {
 			continue
 		}
 		a := r.Answer
-		if a.Runs < 1 || (a.Error != "" && len(a.Operators) > 0) || (a.Error == "" && a.Operators == nil) {
+		if a.Runs < 1 || (a.Error != "" && len(a.Operators) > 0) || (a.Error == "" && a.Operators == nil) || a.Unstable != (len(a.Alternatives) > 0) {
 			t.Errorf("%s:%d: %s: malformed answer %+v", V0File, line, r.ID, a)
 		}
 		if bytes.Contains([]byte(a.Error), []byte("HARNESS")) {
