@@ -217,11 +217,11 @@ func (o *upstreamOracle) v1Members(set upstreamoracle.CatalogSet, q upstreamorac
 	return members, nil
 }
 
-// upstreamOracleV1 (TestUpstreamOracle/V1) asks ResolveV1Set every recorded OLM v1 query and
-// requires operator-controller's answer: the same bundle, version,
-// release and catalog, or exactly the same error text (refusals by
-// NoDependencyValidation, ties across catalogs, none found, an invalid
-// version range).
+// upstreamOracleV1 (TestUpstreamOracle/V1) asks ResolveV1Set every
+// recorded OLM v1 query and requires operator-controller's answer: the
+// same bundle, version, release and catalog, or exactly the same error
+// text (refusals by NoDependencyValidation, ties across catalogs, none
+// found, an invalid version range).
 func upstreamOracleV1(t *testing.T, o *upstreamOracle) {
 	start := time.Now()
 	type tally struct{ compared, picks, errors, excluded int }
@@ -346,7 +346,9 @@ func firstN(s []string, n int) []string {
 //     unstable pair (rabbitmq-messaging-topology-operator v1.14.2 with
 //     rabbitmq-cluster-operator v1.14.0: topology v1.15.0 requires the
 //     cluster operator >2.0.0, so the solver holds it) and the
-//     fixtures/v0/deps-* pair (app v2.0.0 needs dep v2, not yet there);
+//     fixtures/v0/deps-* pair (app v2.0.0 requires dep >=2.0.0, which
+//     dep's Subscription, to deps-x, moving to v1.1.0, cannot give in
+//     this resolution, so the solver holds app);
 //   - dependency errors ("constraints not satisfiable"): the 7 pairs with
 //     rabbitmq-cluster-operator v1.14.0 installed beside a topology
 //     operator v1.15.0 to v1.19.3, which requires it >2.0.0 (6 of them
@@ -367,8 +369,8 @@ func shorten(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// v0Hop is one Subscription's next bundle in an OLM v0 answer ("" when
-// its installed CSV stays).
+// v0Hops are the next bundles of a query's Subscriptions, in their order
+// ("" where the installed CSV stays).
 type v0Hops []string
 
 // recordedV0Hops are a recorded answer's hops per Subscription of q, or
@@ -395,9 +397,9 @@ func declaresDependency(b *Bundle) bool {
 	return b != nil && slices.ContainsFunc(b.Properties, func(p declcfg.Property) bool { return slices.Contains(dependencyProperties, p.Type) })
 }
 
-// upstreamOracleV0 (TestUpstreamOracle/V0) asks V0Next, in each Subscription's catalog and
-// channel, every recorded OLM v0 query (Prohibited fixtures included)
-// and requires the resolver's next bundle for the subscribed package, or
+// upstreamOracleV0 (TestUpstreamOracle/V0) asks V0Next, in each
+// Subscription's catalog and channel, every recorded OLM v0 query
+// (Prohibited fixtures included) and requires the resolver's next bundle for the subscribed package, or
 // none when the installed CSV stays. The model does not solve
 // dependencies (issue 25): answers that install a dependency provider
 // are compared on the subscribed package only, and a disagreement counts
