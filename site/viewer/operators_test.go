@@ -647,6 +647,64 @@ func TestOperatorsRefusals(t *testing.T) {
 	p.screenshot(t, "viewer-operators-refusal.png")
 }
 
+// TestOperatorsCatalogSet: when several catalogs of the tree have the
+// package, OLM v1 resolves across them (model.ResolveV1Set: the highest
+// priority wins, a tie is an error), and the page says which catalog won
+// and shows one line per catalog; a refusal names the winner's bundle.
+// Two trees of the fixture twice: priorities 0 and 10, then a tie at 5.
+func TestOperatorsCatalogSet(t *testing.T) {
+	browser := newBrowser(t)
+	for _, tc := range []struct {
+		name       string
+		priorities [2]int32
+		winner     string
+	}{
+		{"priority", [2]int32{0, 10}, "site-b"},
+		{"tie", [2]int32{5, 5}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := loadCatalog(t, "site-a", fixtureCatalog), loadCatalog(t, "site-b", fixtureCatalog)
+			a.Priority, b.Priority = tc.priorities[0], tc.priorities[1]
+			a.Peers, b.Peers = []*catviews.Catalog{b}, []*catviews.Catalog{a}
+			dir := filepath.Join(t.TempDir(), "tree")
+			renderCatalogTree(t, dir, false, a, b)
+			p := newPage(t, browser, serveTree(t, dir))
+			p.open(t, opQuery("catalog", "site-a"))
+			// Every entry as its next/ file says (refusals included).
+			checkPackage(t, p, dir, "site-a", "gated-operator")
+			p.goOps(t, opQuery("catalog", "site-a", "package", "gated-operator", "channel", "stable", "installed", "gated-operator.v1.2.0"))
+			var got struct {
+				Catalog string   `json:"catalog"`
+				Lines   []string `json:"lines"`
+				Won     []string `json:"won"`
+				Refused string   `json:"refused"`
+				Error   string   `json:"error"`
+			}
+			p.eval(t, `({
+  catalog: document.getElementById('op-v1').dataset.catalog,
+  lines: [...document.querySelectorAll('#op-v1-catalogs li')].map((li) => li.dataset.catalog),
+  won: [...document.querySelectorAll('#op-v1-catalogs li[data-won=true]')].map((li) => li.dataset.catalog),
+  refused: document.getElementById('op-v1').dataset.refused,
+  error: [...document.querySelectorAll('#op-v1 .nopath')].map((x) => x.textContent).join(' | '),
+})`, &got)
+			var nf struct {
+				Catalog string `json:"olmV1Catalog"`
+			}
+			readJSONFile(t, dir, catviews.Dir("site-a")+catviews.NextPath("gated-operator", "stable", "gated-operator.v1.2.0"), &nf)
+			if got.Catalog != tc.winner || nf.Catalog != tc.winner || !slices.Equal(got.Lines, []string{"site-a", "site-b"}) {
+				t.Errorf("catalog shown %q (the file: %q), lines %v; want %q and both catalogs", got.Catalog, nf.Catalog, got.Lines, tc.winner)
+			}
+			if tc.winner != "" && (!slices.Equal(got.Won, []string{tc.winner}) || got.Refused != "gated-operator.v2.0.0") {
+				t.Errorf("won %v, refused %q", got.Won, got.Refused)
+			}
+			if tc.winner == "" && (len(got.Won) != 0 || got.Refused != "" || !strings.Contains(got.Error, "in multiple catalogs with the same priority [site-a site-b]")) {
+				t.Errorf("a tie: won %v, refused %q, error %q", got.Won, got.Refused, got.Error)
+			}
+			p.screenshot(t, "viewer-operators-catalog-set-"+tc.name+".png")
+		})
+	}
+}
+
 // checkPackage checks one package; it returns the page states it went
 // through, the entries checked, and among them the installs refused by
 // OLM v1 and stranded by a Prohibited bundle.

@@ -1228,7 +1228,7 @@ function createOperators(ctx) {
       v1Box.append(el('ul', { id: 'op-v1-catalogs', class: 'plain' }, ...v1.perCatalog.map((c) => el('li', { 'data-catalog': c.catalog, 'data-won': String(c.catalog === v1.catalog) },
         el('code', { text: c.catalog }), ` priority ${c.priority}: `,
         c.found ? `${countOf(c.candidates, 'candidate')}${c.first ? `, first ${versionOf(c.first)}` : ''}` : 'no such package',
-        c.catalog === v1.catalog ? el('span', { class: 'badge pick', text: 'chosen' }) : null))));
+        c.catalog === v1.catalog ? ' ' : null, c.catalog === v1.catalog ? el('span', { class: 'badge pick', text: 'chosen' }) : null))));
     }
     if (ref) {
       // operator-controller resolved to a bundle that declares a
