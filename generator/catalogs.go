@@ -85,6 +85,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			Name: c.Name, Source: c.Source, Kind: string(c.Info.Kind),
 			Resolved: c.Info.Resolved, Digest: c.Info.Digest, Platform: c.Info.Platform,
 			ContentDigest: c.ContentDigest(),
+			Priority:      c.Priority,
 			Path:          catviews.Dir(c.Name) + catviews.SummaryFile,
 			Counts: manifest.CatalogCounts{Packages: counts.Packages, Channels: counts.Channels, Bundles: counts.Bundles,
 				Files: n, SkippedPackages: counts.SkippedPackages},

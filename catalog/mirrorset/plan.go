@@ -75,6 +75,9 @@ type Catalog struct {
 	// Bundles is the whole catalog's bundle count when Config holds only
 	// some of its packages (0: count Model's).
 	Bundles int
+	// Priority is the catalog's spec.priority: OLM v1 resolves across the
+	// catalogs that have a package (highest priority first).
+	Priority int32
 }
 
 // Why a bundle is in the set.
@@ -215,10 +218,13 @@ func Compute(cats []*Catalog, installs []Install, olm upgrade.Runtime) (*Plan, e
 		return nil, &Error{err.Error()}
 	}
 	plan := &Plan{OLM: olm, Semantics: olm.Semantics(), Installs: []InstallPlan{}, Catalogs: []*CatalogSet{}}
+	if olm == upgrade.V1 && len(cats) > 1 {
+		plan.Semantics = model.SemanticsV1Set
+	}
 	// need[catalog][package][channel] → bundle names the hops land on.
 	need := map[*Catalog]map[*model.Package]map[*model.Channel]map[string]bool{}
 	for _, in := range installs {
-		cat, err := findCatalog(cats, in.Catalog)
+		cat, err := findCatalog(cats, in.Catalog, in.Package)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in, err)
 		}
@@ -230,9 +236,13 @@ func Compute(cats []*Catalog, installs []Install, olm upgrade.Runtime) (*Plan, e
 			return nil, errorf("%s: package %s of catalog %s has errors (opm validate rejects it, so no filtered catalog of it is valid): %s",
 				in, p.Name, cat.Name, firstError(p))
 		}
-		r, err := upgrade.FindInPackage(p, upgrade.Query{Package: p.Name, Channel: in.Channel, From: in.Version, To: in.Target, OLM: olm})
+		q := upgrade.Query{Package: p.Name, Channel: in.Channel, From: in.Version, To: in.Target, OLM: olm}
+		r, err := upgrade.FindInPackage(p, q)
 		if err != nil {
 			return nil, errorf("%s: %v", in, err)
+		}
+		if olm == upgrade.V1 {
+			r = acrossCatalogs(cats, cat, q, r)
 		}
 		ip := InstallPlan{Install: in, From: r.From, To: r.To, Found: r.Found, Path: []string{}, Reason: r.Reason}
 		ip.Catalog, ip.Channel = cat.Name, r.Channel
@@ -331,14 +341,24 @@ func firstError(p *model.Package) string {
 	return ""
 }
 
-func findCatalog(cats []*Catalog, name string) (*Catalog, error) {
+func findCatalog(cats []*Catalog, name, pkg string) (*Catalog, error) {
 	if name == "" {
 		if len(cats) == 1 {
 			return cats[0], nil
 		}
-		var names []string
+		var names, has []string
+		var only *Catalog
 		for _, c := range cats {
 			names = append(names, c.Name)
+			if c.Model.Package(pkg) != nil {
+				has, only = append(has, c.Name), c
+			}
+		}
+		if len(has) == 1 {
+			return only, nil
+		}
+		if len(has) > 1 {
+			return nil, errorf("no catalog named, and catalogs %s have package %s: name the one its Subscription uses (spec.source)", strings.Join(has, ", "), pkg)
 		}
 		return nil, errorf("no catalog named: there are %d (%s)", len(cats), strings.Join(names, ", "))
 	}
@@ -353,6 +373,60 @@ func findCatalog(cats []*Catalog, name string) (*Catalog, error) {
 	}
 	return nil, errorf("no catalog %q (given: %s)", name, strings.Join(names, ", "))
 }
+
+// acrossCatalogs is OLM v1's answer r for an install from home, checked
+// against the other catalogs that have the package: OLM v1 resolves
+// across them (upgrade.FindInSet). When that answer differs (a tie, a
+// refusal, or a hop resolved from another catalog), the install gets it,
+// without a path: a mirror set filters each catalog on its own, and
+// cannot keep another catalog's bundle in the path of this one.
+func acrossCatalogs(cats []*Catalog, home *Catalog, q upgrade.Query, r *upgrade.Report) *upgrade.Report {
+	var set []upgrade.SetMember
+	n := 0
+	for _, c := range cats {
+		m := upgrade.SetMember{Name: c.Name, Priority: c.Priority, Package: c.Model.Package(q.Package)}
+		if m.Package != nil {
+			n++
+		}
+		set = append(set, m)
+	}
+	if n < 2 {
+		return r
+	}
+	rs, err := upgrade.FindInSet(set, home.Name, q)
+	if err != nil {
+		return r
+	}
+	for _, h := range rs.Hops {
+		if h.Catalog != home.Name {
+			rs.Found = false
+			rs.Reason = &upgrade.Reason{Code: ReasonOtherCatalog, Bundles: []string{h.To.Name},
+				Message: fmt.Sprintf("OLM v1 resolves %s from catalog %s (priority %d), not from %s: it resolves across the catalogs that have package %s, "+
+					"and a mirror set keeps each catalog's own bundles: mirror %s's, or give it a lower priority", h.To.Name, h.Catalog, priorityOf(cats, h.Catalog), home.Name, q.Package, h.Catalog)}
+			break
+		}
+	}
+	if rs.Found {
+		return r
+	}
+	if rs.StopsAt == nil {
+		rs.StopsAt = &rs.From
+	}
+	return rs
+}
+
+func priorityOf(cats []*Catalog, name string) int32 {
+	for _, c := range cats {
+		if c.Name == name {
+			return c.Priority
+		}
+	}
+	return 0
+}
+
+// ReasonOtherCatalog: OLM v1 resolves a hop of the install from another
+// catalog of the set than the one it is installed from.
+const ReasonOtherCatalog = "other-catalog"
 
 // keepPackage decides what package p keeps: per channel with hops, the
 // bundles of keepChannel.

@@ -52,8 +52,20 @@
 // needed then comes from the 4.21 catalog, with the workers paused). The
 // hops say so (EUS), and a note.
 //
-// Like catalog/upgrade, everything is graph only: no dependency, GVK or
-// constraint solving.
+// # Catalog sets
+//
+// A minor may have several catalogs (a catalog set: Catalog.Name and
+// Priority, as OpenShift's four default CatalogSources). An operator is
+// installed from one of them (Install.Catalog, its Subscription's
+// spec.source; optional when only one catalog of the first minor has the
+// package) and OLM v0 follows that catalog at every minor; OLM v1
+// resolves across the minor's catalogs (upgrade.FindInSet), each hop
+// naming the catalog it comes from.
+//
+// Like catalog/upgrade, OLM v0 is graph only: no dependency, GVK or
+// constraint solving (a Prohibited bundle is never a hop); OLM v1
+// refuses a bundle that declares a dependency, as operator-controller
+// does, and a refused hop cuts the route.
 package plan
 
 import (
@@ -61,6 +73,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/upgraph/upgraph/catalog/declcfg"
 	"github.com/upgraph/upgraph/catalog/mirrorset"
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
@@ -94,11 +107,15 @@ const (
 	NextPackageGone = "package-gone"
 )
 
-// Catalog is the catalog the cluster uses at a minor.
+// Catalog is a catalog the cluster uses at a minor.
 type Catalog struct {
 	Minor Minor
 	// Key is the --catalogs key as given ("v4.21").
 	Key string
+	// Name is the catalog's name in a catalog set ("" for the one catalog
+	// of a minor given by --catalogs); Priority its spec.priority.
+	Name     string
+	Priority int32
 	// Source is what was read, for people.
 	Source string
 	Model  *model.Catalog
@@ -108,11 +125,12 @@ type Catalog struct {
 type Request struct {
 	// Release is the cluster's update path (path.Find's report).
 	Release *path.Report
-	// Catalogs are by minor; every minor of Minors(Release) needs one.
+	// Catalogs are by minor; every minor of Minors(Release) needs one, or
+	// a set of named ones.
 	Catalogs []Catalog
 	// Operators are the installed operators (mirrorset.ParseInstalls'
-	// list; catalog and target are not used: one catalog per minor, and
-	// the plan chooses the updates).
+	// list; catalog names the catalog of the set an operator is installed
+	// from, target is not used: the plan chooses the updates).
 	Operators []mirrorset.Install
 	OLM       upgrade.Runtime
 	// ViaEUS marks EUS-to-EUS updates (see the package documentation).
@@ -171,10 +189,16 @@ type CatalogRef struct {
 	Minor  string `json:"minor"`
 	Key    string `json:"key"`
 	Source string `json:"source"`
+	// Name and Priority are a catalog set's (absent for --catalogs).
+	Name     string `json:"name,omitempty"`
+	Priority int32  `json:"priority,omitempty"`
 }
 
 // Operator is an install resolved in the first minor's catalog.
 type Operator struct {
+	// Catalog is the catalog of the set it is installed from (absent
+	// with one catalog per minor).
+	Catalog string `json:"catalog,omitempty"`
 	Package string `json:"package"`
 	// Channel is the channel resolved: the install's, else the default
 	// channel when it lists the bundle, else the only one listing it.
@@ -331,6 +355,9 @@ func crossings(r *path.Report) ([]crossing, []Minor, error) {
 
 // opState is an operator as the plan moves it along.
 type opState struct {
+	// catalog is the name of the catalog it is installed from ("" with
+	// one catalog per minor).
+	catalog      string
 	pkg, channel string
 	// bundle is the installed bundle, of the catalog it was last found
 	// in.
@@ -351,17 +378,19 @@ func Compute(req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cats := map[Minor]*Catalog{}
+	cats := map[Minor][]*Catalog{}
 	for i := range req.Catalogs {
 		c := &req.Catalogs[i]
-		if cats[c.Minor] != nil {
-			return nil, errorf("two catalogs for %s", c.Minor)
+		for _, o := range cats[c.Minor] {
+			if o.Name == c.Name || o.Name == "" || c.Name == "" {
+				return nil, errorf("two catalogs for %s", c.Minor)
+			}
 		}
-		cats[c.Minor] = c
+		cats[c.Minor] = append(cats[c.Minor], c)
 	}
 	var missing []string
 	for _, m := range minors {
-		if cats[m] == nil {
+		if len(cats[m]) == 0 {
 			missing = append(missing, m.Key())
 		}
 	}
@@ -374,18 +403,23 @@ func Compute(req Request) (*Plan, error) {
 		Operators: []Operator{}, Hops: []Hop{}, Blockers: []Blocker{}, Notes: []string{}}
 	for _, m := range minors {
 		p.Minors = append(p.Minors, m.String())
-		c := cats[m]
-		p.Catalogs = append(p.Catalogs, CatalogRef{Minor: m.String(), Key: c.Key, Source: c.Source})
+		for _, c := range cats[m] {
+			p.Catalogs = append(p.Catalogs, CatalogRef{Minor: m.String(), Key: c.Key, Source: c.Source, Name: c.Name, Priority: c.Priority})
+			if c.Name != "" && req.OLM == upgrade.V1 {
+				p.Semantics = model.SemanticsV1Set
+			}
+		}
 	}
 
-	first := cats[minors[0]]
+	firsts := cats[minors[0]]
 	states := make([]*opState, 0, len(req.Operators))
 	for i, in := range req.Operators {
-		switch {
-		case in.Catalog != "":
-			return nil, errorf("operator %d (%s): catalog %q: plan reads one catalog per minor (--catalogs), leave catalog out", i+1, in.Package, in.Catalog)
-		case in.Target != "":
+		if in.Target != "" {
 			return nil, errorf("operator %d (%s): target %q: plan chooses the operator updates the cluster needs, leave target out", i+1, in.Package, in.Target)
+		}
+		first, err := homeCatalog(firsts, in)
+		if err != nil {
+			return nil, errorf("operator %d (%s): %v", i+1, in.Package, err)
 		}
 		pkg := first.Model.Package(in.Package)
 		if pkg == nil {
@@ -399,8 +433,8 @@ func Compute(req Request) (*Plan, error) {
 		if err != nil {
 			return nil, errorf("operator %d: in the %s catalog: %v", i+1, first.Key, err)
 		}
-		states = append(states, &opState{pkg: pkg.Name, channel: ch.Name, bundle: b})
-		p.Operators = append(p.Operators, Operator{Package: pkg.Name, Channel: ch.Name, Version: in.Version, Installed: bundleOf(b)})
+		states = append(states, &opState{catalog: first.Name, pkg: pkg.Name, channel: ch.Name, bundle: b})
+		p.Operators = append(p.Operators, Operator{Catalog: first.Name, Package: pkg.Name, Channel: ch.Name, Version: in.Version, Installed: bundleOf(b)})
 	}
 
 	if !rel.Found {
@@ -410,11 +444,11 @@ func Compute(req Request) (*Plan, error) {
 	}
 	eus := eusSteps(cross, req.ViaEUS)
 	for i, c := range cross {
-		cur, next := cats[c.from], cats[c.to]
 		h := Hop{From: c.from.String(), To: c.to.String(), ReleaseFrom: c.relFrom, ReleaseTo: c.relTo,
-			OLMChecks: c.from.Normalize().NextY().String(), FromCatalog: cur.Key, ToCatalog: next.Key, EUS: eus[i],
+			OLMChecks: c.from.Normalize().NextY().String(), FromCatalog: cats[c.from][0].Key, ToCatalog: cats[c.to][0].Key, EUS: eus[i],
 			Operators: []OperatorHop{}}
 		for _, s := range states {
+			cur, next := minorSet(c.from, cats[c.from], s), minorSet(c.to, cats[c.to], s)
 			oh, err := s.step(c, cur, next, req.OLM)
 			if err != nil {
 				return nil, err
@@ -458,7 +492,8 @@ func eusSteps(cross []crossing, viaEUS bool) []*EUS {
 // step plans the operator at crossing c: what it needs in cur before
 // the hop, and where it stands in next after it. It moves s to the
 // bundle installed after the hop.
-func (s *opState) step(c crossing, cur, next *Catalog, olm upgrade.Runtime) (OperatorHop, error) {
+func (s *opState) step(c crossing, curSet, nextSet catalogsAt, olm upgrade.Runtime) (OperatorHop, error) {
+	cur := curSet.home
 	oh := OperatorHop{Package: s.pkg, Channel: s.channel, Installed: bundleOf(s.bundle), Deprecations: []upgrade.Deprecation{}}
 	target := c.to.String()
 	if ok, why := allows(s.bundle, c); ok {
@@ -478,11 +513,11 @@ func (s *opState) step(c crossing, cur, next *Catalog, olm upgrade.Runtime) (Ope
 			oh.Message = fmt.Sprintf("%s; package %s has no channel %s in the %s catalog, so no update can be installed (it has %s)",
 				why, s.pkg, s.channel, cur.Key, strings.Join(channelNames(pkg), ", "))
 		default:
-			rt, err := route(pkg, ch, s.bundle, olm)
+			rt, err := route(pkg, ch, s.bundle, olm, curSet)
 			if err != nil {
 				return oh, err
 			}
-			if b, hops := firstAllowing(pkg, rt, c); b != nil {
+			if b, hops := firstAllowing(pkg, rt, c, curSet); b != nil {
 				oh.State = StateUpdateRequired
 				oh.Update = &Update{To: bundleOf(b), Hops: hops}
 				_, whyTo := allows(b, c)
@@ -498,18 +533,18 @@ func (s *opState) step(c crossing, cur, next *Catalog, olm upgrade.Runtime) (Ope
 					if other == ch {
 						continue
 					}
-					ort, err := route(pkg, other, s.bundle, olm)
+					ort, err := route(pkg, other, s.bundle, olm, curSet)
 					if err != nil {
 						continue
 					}
-					if b, hops := firstAllowing(pkg, ort, c); b != nil {
+					if b, hops := firstAllowing(pkg, ort, c, curSet); b != nil {
 						oh.OtherChannels = append(oh.OtherChannels, ChannelUpdate{Channel: other.Name, To: bundleOf(b), Hops: hops})
 					}
 				}
 			}
 		}
 	}
-	n, deps, err := nextState(next, s, olm)
+	n, deps, err := nextState(nextSet, s, olm)
 	if err != nil {
 		return oh, err
 	}
@@ -519,9 +554,9 @@ func (s *opState) step(c crossing, cur, next *Catalog, olm upgrade.Runtime) (Ope
 
 // firstAllowing is the first bundle the route lands on that allows the
 // crossing, and the hops up to it.
-func firstAllowing(pkg *model.Package, rt Route, c crossing) (*model.Bundle, []upgrade.Hop) {
+func firstAllowing(pkg *model.Package, rt Route, c crossing, set catalogsAt) (*model.Bundle, []upgrade.Hop) {
 	for i, h := range rt.Hops {
-		b := pkg.Bundle(h.To.Name)
+		b := set.bundle(pkg, h)
 		if b == nil {
 			continue
 		}
@@ -547,7 +582,8 @@ func routeEnd(rt Route, from *model.Bundle) string {
 
 // nextState is the operator in the next minor's catalog, and the
 // deprecations ahead there.
-func nextState(next *Catalog, s *opState, olm upgrade.Runtime) (Next, []upgrade.Deprecation, error) {
+func nextState(nextSet catalogsAt, s *opState, olm upgrade.Runtime) (Next, []upgrade.Deprecation, error) {
+	next := nextSet.home
 	n := Next{Catalog: next.Key}
 	deps := []upgrade.Deprecation{}
 	pkg := next.Model.Package(s.pkg)
@@ -562,7 +598,7 @@ func nextState(next *Catalog, s *opState, olm upgrade.Runtime) (Next, []upgrade.
 		return n, deprecations(pkg, nil, nil), nil
 	}
 	n.InChannel = ch.Entry(s.bundle.Name) != nil
-	rt, err := route(pkg, ch, s.bundle, olm)
+	rt, err := route(pkg, ch, s.bundle, olm, nextSet)
 	if err != nil {
 		return n, nil, err
 	}
@@ -583,11 +619,11 @@ func nextState(next *Catalog, s *opState, olm upgrade.Runtime) (Next, []upgrade.
 // catalog has b, else the runtime's first hop from b as installed (OLM
 // matches the installed CSV by name and version, which need not be in
 // the catalog), then catalog/upgrade's from there.
-func route(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrade.Runtime) (Route, error) {
+func route(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrade.Runtime, set catalogsAt) (Route, error) {
 	if pkg.Bundle(b.Name) != nil {
-		return find(pkg, ch, b.Name, olm)
+		return find(pkg, ch, b.Name, olm, set)
 	}
-	hop, reason := firstHop(pkg, ch, b, olm)
+	hop, reason := firstHop(pkg, ch, b, olm, set)
 	if hop == nil {
 		rt := Route{Hops: []upgrade.Hop{}, Reason: reason}
 		if head, err := ch.Head(); err == nil && head.Bundle != nil {
@@ -596,7 +632,13 @@ func route(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrade.R
 		}
 		return rt, nil
 	}
-	rest, err := find(pkg, ch, hop.To.Name, olm)
+	if hop.Catalog != "" && hop.Catalog != set.home.Name {
+		// A hop to another catalog's bundle (OLM v1 over a set): the
+		// route is not followed further here.
+		return Route{Hops: []upgrade.Hop{*hop}, Reason: &upgrade.Reason{Code: upgrade.ReasonUnreachable, Bundles: []string{hop.To.Name},
+			Message: fmt.Sprintf("OLM v1 resolves %s from catalog %s; this plan follows the operator's own catalog %s", hop.To.Name, hop.Catalog, set.home.Name)}}, nil
+	}
+	rest, err := find(pkg, ch, hop.To.Name, olm, set)
 	if err != nil {
 		return rest, err
 	}
@@ -605,8 +647,15 @@ func route(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrade.R
 }
 
 // find is upgrade.FindInPackage from the named bundle to the head.
-func find(pkg *model.Package, ch *model.Channel, from string, olm upgrade.Runtime) (Route, error) {
-	r, err := upgrade.FindInPackage(pkg, upgrade.Query{Package: pkg.Name, Channel: ch.Name, From: from, OLM: olm})
+func find(pkg *model.Package, ch *model.Channel, from string, olm upgrade.Runtime, set catalogsAt) (Route, error) {
+	q := upgrade.Query{Package: pkg.Name, Channel: ch.Name, From: from, OLM: olm}
+	var r *upgrade.Report
+	var err error
+	if members := set.members(pkg.Name); members != nil && olm == upgrade.V1 {
+		r, err = upgrade.FindInSet(members, set.home.Name, q)
+	} else {
+		r, err = upgrade.FindInPackage(pkg, q)
+	}
 	if err != nil {
 		return Route{}, err
 	}
@@ -616,7 +665,7 @@ func find(pkg *model.Package, ch *model.Channel, from string, olm upgrade.Runtim
 // firstHop is the runtime's first hop from b, a bundle the catalog lacks,
 // in ch: OLM v0's V0Next, OLM v1's pick with the channel as filter; nil
 // and why when there is none.
-func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrade.Runtime) (*upgrade.Hop, *upgrade.Reason) {
+func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrade.Runtime, set catalogsAt) (*upgrade.Hop, *upgrade.Reason) {
 	stranded := &upgrade.Reason{Code: upgrade.ReasonStranded, Bundles: []string{b.Name},
 		Message: fmt.Sprintf("%s is not in this catalog, and no entry of channel %s has an edge from it (replaces or skips naming it, or a skipRange holding %s): %s stays on it",
 			b.Name, ch.Name, b.PackageProperty.Version, olm.Title())}
@@ -628,7 +677,12 @@ func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrad
 			return nil, &upgrade.Reason{Code: upgrade.ReasonStranded, Bundles: []string{b.Name},
 				Message: fmt.Sprintf("OLM v1 cannot read the installed bundle %s: %v", b.Name, err)}
 		}
-		res := pkg.ResolveV1(model.V1Query{Installed: &inst, Channels: []string{ch.Name}})
+		q := model.V1Query{Package: pkg.Name, Installed: &inst, Channels: []string{ch.Name}}
+		res, catalog := pkg.ResolveV1(q), ""
+		if members := set.members(pkg.Name); members != nil {
+			r := model.ResolveV1Set(members, q)
+			res, catalog = r.V1Result, r.Catalog
+		}
 		switch {
 		case res.Refusal != nil:
 			return nil, upgrade.RefusedReason(b.Name, res.Refusal)
@@ -640,6 +694,10 @@ func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrad
 			return nil, stranded
 		}
 		name, via = res.Pick.Name, res.Pick.Via
+		if catalog != "" && catalog != set.home.Name {
+			h := upgrade.Hop{From: ref(b), To: upgrade.Ref{Name: res.Pick.Name, Version: res.Pick.Version, Release: res.Pick.Release}, Via: via, Catalog: catalog}
+			return &h, nil
+		}
 	} else {
 		inst := b.InstalledV0()
 		res := pkg.ResolveV0(model.V0Query{Channel: ch.Name, Installed: &inst})
@@ -668,6 +726,84 @@ func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrad
 		h.Deprecated = to.Deprecation.Message
 	}
 	return &h, nil
+}
+
+// catalogsAt is an operator's catalogs at a minor: the one it is
+// installed from (home), and all of the minor's (a set when several).
+type catalogsAt struct {
+	home *Catalog
+	all  []*Catalog
+}
+
+// minorSet is catalogsAt for the operator s at minor m: its catalog
+// there (an empty one when the set has no catalog of that name at m:
+// the package is gone).
+func minorSet(m Minor, cats []*Catalog, s *opState) catalogsAt {
+	for _, c := range cats {
+		if c.Name == s.catalog {
+			return catalogsAt{home: c, all: cats}
+		}
+	}
+	return catalogsAt{home: &Catalog{Minor: m, Key: m.Key(), Name: s.catalog, Source: "(not in the catalog set at " + m.String() + ")",
+		Model: model.Convert(&declcfg.DeclarativeConfig{})}, all: cats}
+}
+
+// members is the set OLM v1 walks for pkg: nil with one catalog.
+func (cs catalogsAt) members(pkg string) []upgrade.SetMember {
+	if len(cs.all) < 2 {
+		return nil
+	}
+	out := make([]upgrade.SetMember, 0, len(cs.all))
+	for _, c := range cs.all {
+		out = append(out, upgrade.SetMember{Name: c.Name, Priority: c.Priority, Package: c.Model.Package(pkg)})
+	}
+	return out
+}
+
+// bundle is the bundle a hop lands on: of the catalog it names, else of
+// pkg.
+func (cs catalogsAt) bundle(pkg *model.Package, h upgrade.Hop) *model.Bundle {
+	if h.Catalog != "" && (cs.home == nil || h.Catalog != cs.home.Name) {
+		for _, c := range cs.all {
+			if c.Name == h.Catalog {
+				if p := c.Model.Package(pkg.Name); p != nil {
+					return p.Bundle(h.To.Name)
+				}
+			}
+		}
+		return nil
+	}
+	return pkg.Bundle(h.To.Name)
+}
+
+// homeCatalog is the catalog of the first minor an install comes from:
+// the one it names, else the only one (or the only one with its
+// package).
+func homeCatalog(cats []*Catalog, in mirrorset.Install) (*Catalog, error) {
+	var names, has []string
+	var only *Catalog
+	for _, c := range cats {
+		if in.Catalog != "" && c.Name == in.Catalog {
+			return c, nil
+		}
+		names = append(names, c.Name)
+		if c.Model.Package(in.Package) != nil {
+			has, only = append(has, c.Name), c
+		}
+	}
+	switch {
+	case in.Catalog != "" && len(cats) == 1 && cats[0].Name == "":
+		return nil, fmt.Errorf("catalog %q: plan reads one catalog per minor (--catalogs), leave catalog out (or give a --catalog-set)", in.Catalog)
+	case in.Catalog != "":
+		return nil, fmt.Errorf("catalog %q: not a catalog of the set (it has %s)", in.Catalog, strings.Join(names, ", "))
+	case len(cats) == 1:
+		return cats[0], nil
+	case len(has) == 1:
+		return only, nil
+	case len(has) == 0:
+		return nil, fmt.Errorf("no catalog of the first minor has the package (it has %s)", strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("catalogs %s have the package: name the one its Subscription uses (spec.source) as its catalog", strings.Join(has, ", "))
 }
 
 // deprecations lists the package's, the channel's (ch nil: none) and the

@@ -269,3 +269,57 @@ func TestComputeRefusedAndProhibited(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeCatalogSet: with several catalogs per minor, an operator
+// names the one it is installed from; OLM v1 resolves across the
+// minor's catalogs (the higher priority wins, its refusal blocks), OLM
+// v0 follows the operator's own catalog.
+func TestComputeCatalogSet(t *testing.T) {
+	max := map[string]string{"1.0.0": "4.22", "1.1.0": "5.0"}
+	a := catalog(t, fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max))
+	b := catalog(t, fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max))
+	bDep := catalog(t, strings.Replace(fbc("op", "stable", []string{"1.0.0", "1.1.0<1.0.0"}, max),
+		"  value: {packageName: op, version: 1.1.0}\n", "  value: {packageName: op, version: 1.1.0}\n- type: olm.gvk.required\n  value: {group: g, kind: K, version: v1}\n", 1))
+	v50 := catalog(t, fbc("op", "stable", []string{"1.1.0"}, nil))
+	set := func(bm *model.Catalog) []Catalog {
+		return []Catalog{
+			{Minor: Minor{4, 22}, Key: "v4.22", Name: "a", Model: a}, {Minor: Minor{4, 22}, Key: "v4.22", Name: "b", Priority: 5, Model: bm},
+			{Minor: Minor{5, 0}, Key: "v5.0", Name: "a", Model: v50}, {Minor: Minor{5, 0}, Key: "v5.0", Name: "b", Priority: 5, Model: v50},
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		cats    []Catalog
+		olm     upgrade.Runtime
+		state   string
+		catalog string // the update's hop catalog
+		msg     string
+	}{
+		{"v1: the update comes from the higher-priority catalog", set(b), upgrade.V1, StateUpdateRequired, "b", ""},
+		{"v0: the operator's own catalog", set(b), upgrade.V0, StateUpdateRequired, "", ""},
+		{"v1: the winner's refusal blocks", set(bDep), upgrade.V1, StateBlocked, "", "refused-by-v1: OLM v1 cannot update op.v1.0.0: op.v1.1.0 declares olm.gvk.required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Compute(Request{Release: release("4.22.1", "5.0.0"), OLM: tc.olm, Catalogs: tc.cats,
+				Operators: []mirrorset.Install{{Catalog: "a", Package: "op", Version: "1.0.0"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			oh := p.Hops[0].Operators[0]
+			if oh.State != tc.state || !strings.Contains(oh.Message, tc.msg) {
+				t.Fatalf("%s: %s", oh.State, oh.Message)
+			}
+			if tc.state == StateUpdateRequired && (oh.Update.To.Name != "op.v1.1.0" || oh.Update.Hops[0].Catalog != tc.catalog) {
+				t.Errorf("update %+v", oh.Update)
+			}
+			if p.Operators[0].Catalog != "a" || len(p.Catalogs) != 4 {
+				t.Errorf("operators %+v catalogs %+v", p.Operators, p.Catalogs)
+			}
+		})
+	}
+	_, err := Compute(Request{Release: release("4.22.1", "5.0.0"), OLM: upgrade.V1, Catalogs: set(b),
+		Operators: []mirrorset.Install{{Package: "op", Version: "1.0.0"}}})
+	if err == nil || !strings.Contains(err.Error(), "catalogs a, b have the package: name the one its Subscription uses") {
+		t.Errorf("no catalog named: %v", err)
+	}
+}

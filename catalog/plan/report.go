@@ -39,6 +39,10 @@ func (p *Plan) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Minors: %s\nCatalogs:\n", strings.Join(p.Minors, " → "))
 	for _, c := range p.Catalogs {
+		if c.Name != "" {
+			fmt.Fprintf(&b, "  %s %s (priority %d) = %s\n", c.Key, c.Name, c.Priority, c.Source)
+			continue
+		}
 		fmt.Fprintf(&b, "  %s = %s\n", c.Key, c.Source)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
 )
@@ -45,6 +46,9 @@ func (r *Report) target() string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	where := fmt.Sprintf("package %s, channel %s", r.Package, r.Channel)
+	if r.Semantics == model.SemanticsV1Set {
+		where += fmt.Sprintf(", installed from catalog %s, resolved across the catalog set", r.Catalog)
+	}
 	switch {
 	case !r.Found:
 		fmt.Fprintf(&b, "No %s path from %s to %s (%s): %s.\n", r.OLM.Title(), RefText(r.From), r.target(), where, r.Reason.Code)
@@ -59,6 +63,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for i, h := range r.Hops {
 		fmt.Fprintf(&b, "%3d. %s → %s  via %s", i+1, RefText(h.From), RefText(h.To), viaText(h.Via))
+		if h.Catalog != "" {
+			fmt.Fprintf(&b, "  from catalog %s", h.Catalog)
+		}
 		if h.Deprecated != "" {
 			b.WriteString("  [deprecated]")
 		}

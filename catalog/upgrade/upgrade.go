@@ -16,8 +16,12 @@
 // says why, precisely (see the Reason codes). Deprecations met on the way
 // (olm.deprecations: the package, the channel, every bundle from the
 // installed one to the last hop) are listed, as the runtimes report them
-// in their conditions. Both answers are graph only, like the model's: no
-// dependency, GVK or constraint solving.
+// in their conditions. The runtimes' own refusals stop the walk: OLM v0
+// never hops to a Prohibited bundle (legacy olm.deprecated), OLM v1
+// refuses a resolved bundle that declares a dependency (no fallback).
+// Over a catalog set (FindInSet) OLM v1 resolves across the catalogs.
+// Otherwise the answers are graph only, like the model's: no dependency,
+// GVK or constraint solving.
 package upgrade
 
 import (

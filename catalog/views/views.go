@@ -90,9 +90,9 @@ type Catalog struct {
 	// Priority is the catalog's spec.priority in its set (OLM v1 prefers
 	// the highest across catalogs).
 	Priority int32
-	// Peers are the other catalogs of the set (the tree): a package they
-	// have too gets OLM v1's answer across the catalogs in its next/
-	// files. Set before Render.
+	// Peers are the other catalogs of its catalog set (generate
+	// --catalog-set): a package they have too gets OLM v1's answer across
+	// the catalogs in its next/ files. Set before Render.
 	Peers []*Catalog
 	// Source names where it came from, as source.Source.String() does.
 	Source string

@@ -32,12 +32,18 @@ func catalogPlatformFlag() cli.Flag {
 		Usage: "the platform (OS/ARCH[/VARIANT]) whose image is read from a multi-platform catalog index"}
 }
 
-// catalogSpec is one --catalog NAME=SOURCE of generate.
+// catalogSpec is one --catalog NAME=SOURCE of generate, or one catalog
+// of its --catalog-set (with its priority).
 type catalogSpec struct {
 	name, spec string
+	priority   int32
+	// inSet: the catalog comes from --catalog-set, whose catalogs are
+	// one cluster's set.
+	inSet bool
 }
 
-// catalogSpecs parses generate's --catalog values; nil when none is given.
+// catalogSpecs parses generate's --catalog values and --catalog-set
+// file; nil when none is given.
 func catalogSpecs(c *cli.Context) ([]catalogSpec, error) {
 	values := c.StringSlice("catalog")
 	if c.IsSet("catalog") && len(values) == 0 {
@@ -45,6 +51,20 @@ func catalogSpecs(c *cli.Context) ([]catalogSpec, error) {
 	}
 	var out []catalogSpec
 	seen := map[string]bool{}
+	if c.IsSet("catalog-set") {
+		file := c.String("catalog-set")
+		set, err := readCatalogSet(file)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range set.Catalogs {
+			if sc.Source == "" {
+				return nil, fmt.Errorf("--catalog-set %s: line %d: catalog %s: generate needs one source, not minors", file, sc.Line, sc.Name)
+			}
+			seen[sc.Name] = true
+			out = append(out, catalogSpec{name: sc.Name, spec: sc.Source, priority: sc.Priority, inSet: true})
+		}
+	}
 	for _, v := range values {
 		name, spec, ok := strings.Cut(strings.TrimSpace(v), "=")
 		if !ok {
@@ -54,7 +74,7 @@ func catalogSpecs(c *cli.Context) ([]catalogSpec, error) {
 			return nil, fmt.Errorf("--catalog %q: %w", v, err)
 		}
 		if seen[name] {
-			return nil, fmt.Errorf("--catalog: catalog name %q given twice", name)
+			return nil, fmt.Errorf("--catalog: catalog name %q given twice (or also in --catalog-set)", name)
 		}
 		seen[name] = true
 		if spec == "" {
@@ -219,7 +239,7 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 		return nil, err
 	}
 	validOnly := c.Bool("catalog-valid-only")
-	var cats []*catviews.Catalog
+	var cats, set []*catviews.Catalog
 	var failed []string
 	for _, s := range specs {
 		src, err := source.Parse(s.spec, opts)
@@ -253,10 +273,25 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 				}
 			}
 		}
+		lc.catalog.Priority = s.priority
 		n := lc.catalog.Counts()
 		log.Info("catalog read", "catalog", s.name, "source", src.String(), "digest", lc.catalog.Info.Digest,
 			"packages", n.Packages, "channels", n.Channels, "bundles", n.Bundles, "warnings", warnings, "skippedPackages", n.SkippedPackages)
 		cats = append(cats, lc.catalog)
+		if s.inSet {
+			set = append(set, lc.catalog)
+		}
+	}
+	// The catalogs of --catalog-set are one cluster's set: OLM v1's
+	// answers in their next/ files look across them. Catalogs given by
+	// --catalog stay alone (a tree often holds the catalogs of several
+	// cluster minors, which no cluster resolves over together).
+	for _, cat := range set {
+		for _, other := range set {
+			if other != cat {
+				cat.Peers = append(cat.Peers, other)
+			}
+		}
 	}
 	if len(failed) > 0 {
 		return nil, fmt.Errorf("%s; nothing was written (upgraph validate --catalog SOURCE lists every problem and warning; --catalog-valid-only publishes the packages without errors)",

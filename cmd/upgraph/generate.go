@@ -52,7 +52,18 @@ error is printed, file:line: severity: message [rule], and DIR is left
 untouched; --catalog-valid-only publishes its packages without errors
 instead, listing each one left out. The shrink guard also refuses a new
 generation that drops a catalog, or more than --shrink-threshold of a
-catalog's packages or bundles; a catalog without a package is empty.`,
+catalog's packages or bundles; a catalog without a package is empty.
+
+--catalog-set FILE adds the catalogs of a catalog set file (catalogs:
+name, source, priority; docs/operators.md) the same way, each with its
+priority (spec.priority, recorded in catalog.json and index.json). They
+are one cluster's set: for a package several of them have, the OLM v1
+answer of their next/ files is operator-controller's across them
+(non-deprecated first, then the highest priority, a tie an error) and
+names the catalog it comes from (catalogs given by --catalog stay alone:
+a tree often holds the catalogs of several cluster minors). Everywhere, a
+bundle OLM v1 resolves that declares a dependency is refused, as
+operator-controller refuses it.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
@@ -67,6 +78,7 @@ catalog's packages or bundles; a catalog without a package is empty.`,
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping and of rendering and writing; 0: 16 tags at a time when scraping, 2 × CPUs for rendering and writing"},
 			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog to publish under operators/NAME/, as NAME=SOURCE (repeatable; NAME a DNS-1123 label): SOURCE is " + catalogSourceSyntax},
+			catalogSetFlag("operator catalogs with their priorities: a YAML or JSON file of catalogs {name, source, priority} (docs/operators.md, schema/cli/catalog-set.schema.json); each is published as --catalog NAME=SOURCE is"),
 			&cli.BoolFlag{Name: "catalog-valid-only", Usage: "publish the packages of a catalog that have no error, listing each package left out with its errors, instead of failing"},
 			catalogPlatformFlag(),
 		}, append(guardFlags(), scrapeFlags()...)...),
@@ -108,7 +120,7 @@ func runGenerate(c *cli.Context) error {
 	}
 	releases := c.Bool("demo") || c.String("releases") != "" || c.String("graph-data") != ""
 	if !releases && len(specs) == 0 {
-		return fmt.Errorf("--releases is required (or --demo, or --catalog NAME=SOURCE for operator catalogs)")
+		return fmt.Errorf("--releases is required (or --demo, or --catalog NAME=SOURCE or --catalog-set FILE for operator catalogs)")
 	}
 	at, err := generatedAt()
 	if err != nil {

@@ -13,7 +13,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/mirrorset"
+	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/mirror"
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/policy"
@@ -73,6 +75,7 @@ on trouble.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "installed", Usage: "the installed operators: a YAML or JSON list of {catalog, package, channel, version, target}"},
 			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog: NAME=SOURCE, SOURCE, or NAME of the tree at --source (repeatable)"},
+			catalogSetFlag("the operator catalogs as a catalog set instead of --catalog: a YAML or JSON file of catalogs {name, source, priority} (sources as --catalog takes them, taken whole); OLM v1 resolves across them"),
 			&cli.StringFlag{Name: "olm", Value: string(upgrade.V0), Usage: "the OLM runtime the operators update with: v0 (Subscriptions) or v1 (ClusterExtensions)"},
 			catalogPlatformFlag(),
 			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs"},
@@ -119,7 +122,32 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	var args []catalogArg
+	priority := map[string]int32{}
 	needTree := release
+	if c.IsSet("catalog-set") {
+		if c.IsSet("catalog") {
+			return false, errors.New("--catalog and --catalog-set: give one")
+		}
+		file := c.String("catalog-set")
+		set, err := readCatalogSet(file)
+		if err != nil {
+			return false, err
+		}
+		for i := range set.Catalogs {
+			sc := &set.Catalogs[i]
+			if sc.Source == "" {
+				return false, fmt.Errorf("--catalog-set %s: line %d: catalog %s: mirror-set needs one source, not minors", file, sc.Line, sc.Name)
+			}
+			a, err := setCatalogArg(file, sc, sc.Source, c.String("catalog-platform"))
+			if err != nil {
+				return false, err
+			}
+			a.setName = sc.Name
+			priority[sc.Name] = sc.Priority
+			needTree = needTree || a.tree
+			args = append(args, a)
+		}
+	}
 	for _, v := range c.StringSlice("catalog") {
 		a, err := parseCatalogArg("catalog", v, c.String("catalog-platform"))
 		if err != nil {
@@ -131,6 +159,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 				return false, fmt.Errorf("--catalog %s: with several catalogs, name each: NAME=SOURCE", v)
 			}
 		}
+		a.setName = a.name
 		if slices.ContainsFunc(args, func(b catalogArg) bool { return b.name == a.name }) {
 			return false, fmt.Errorf("--catalog: catalog name %q given twice", a.name)
 		}
@@ -153,15 +182,30 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		for _, a := range args {
 			var pkgs []string
 			for _, in := range installs {
-				if in.Catalog == a.name || (in.Catalog == "" && len(args) == 1) {
-					pkgs = append(pkgs, in.Package)
+				// Over a catalog set, OLM v1 looks for every package in
+				// every catalog.
+				if in.Catalog == a.setName || (in.Catalog == "" && len(args) == 1) || c.IsSet("catalog-set") {
+					if !slices.Contains(pkgs, in.Package) {
+						pkgs = append(pkgs, in.Package)
+					}
 				}
+			}
+			if a.tree && c.IsSet("catalog-set") {
+				// Read only the packages the tree's catalog has: a
+				// package it lacks is a catalog of the set without it.
+				sum, err := treecat.Summary(c.Context, src.Tree, a.name)
+				if err != nil {
+					return false, fmt.Errorf("--%s %s: %w", a.flag, a.value, err)
+				}
+				pkgs = slices.DeleteFunc(pkgs, func(p string) bool {
+					return !slices.ContainsFunc(sum.Packages, func(sp catviews.PackageSummary) bool { return sp.Name == p })
+				})
 			}
 			cat, err := loadOperatorCatalog(c, src, a, pkgs, log)
 			if err != nil {
 				return false, err
 			}
-			cat.Name = a.name
+			cat.Name, cat.Priority = a.setName, priority[a.setName]
 			cats = append(cats, cat)
 		}
 		if rep.Operators, err = mirrorset.Compute(cats, installs, olm); err != nil {
@@ -230,11 +274,11 @@ func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
 		if err := checkPath("installed", c.String("installed"), wantFile); err != nil {
 			return err
 		}
-		if !c.IsSet("catalog") {
-			return errors.New("--installed needs --catalog: the catalog(s) the operators come from")
+		if !c.IsSet("catalog") && !c.IsSet("catalog-set") {
+			return errors.New("--installed needs --catalog (or --catalog-set): the catalog(s) the operators come from")
 		}
-	case c.IsSet("catalog") || c.IsSet("olm") || c.IsSet("catalog-platform"):
-		return errors.New("--catalog, --olm and --catalog-platform need --installed (the operators to plan)")
+	case c.IsSet("catalog") || c.IsSet("catalog-set") || c.IsSet("olm") || c.IsSet("catalog-platform"):
+		return errors.New("--catalog, --catalog-set, --olm and --catalog-platform need --installed (the operators to plan)")
 	}
 	if c.IsSet("catalog") && len(c.StringSlice("catalog")) == 0 {
 		return errors.New("--catalog: empty value")

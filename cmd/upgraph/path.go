@@ -115,6 +115,7 @@ as for releases. docs/operators.md describes the JSON.`,
 			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "catalog", Usage: "an operator path instead: the catalog, a source (dir:PATH, file:PATH, an image) or the name of a catalog of the tree at --source"},
+			catalogSetFlag("an operator path over a catalog set instead: a YAML or JSON file of catalogs {name, source, priority} (sources as --catalog takes them); --catalog then names the installed operator's catalog (optional when one catalog has --package)"),
 			&cli.StringFlag{Name: "package", Usage: "with --catalog: the operator package (required)"},
 			&cli.StringFlag{Name: "olm", Value: string(upgrade.V0), Usage: "with --catalog: v0 (a Subscription) or v1 (a ClusterExtension)"},
 			catalogPlatformFlag(),
@@ -125,7 +126,7 @@ as for releases. docs/operators.md describes the JSON.`,
 }
 
 // catalogPathFlags are the flags that make path answer for an operator.
-var catalogPathFlags = []string{"catalog", "package", "olm", "catalog-platform"}
+var catalogPathFlags = []string{"catalog", "catalog-set", "package", "olm", "catalog-platform"}
 
 // runPath reports whether a path was found.
 func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
@@ -210,12 +211,22 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 			return false, err
 		}
 	}
-	if !c.IsSet("catalog") {
-		return false, errors.New("--package, --olm and --catalog-platform need --catalog (the operator catalog)")
+	if c.IsSet("catalog-set") {
+		if _, err := readCatalogSet(c.String("catalog-set")); err != nil {
+			return false, err
+		}
 	}
-	arg, err := parseCatalogArg("catalog", c.String("catalog"), c.String("catalog-platform"))
-	if err != nil {
-		return false, err
+	if !c.IsSet("catalog") && !c.IsSet("catalog-set") {
+		return false, errors.New("--package, --olm and --catalog-platform need --catalog (the operator catalog) or --catalog-set")
+	}
+	var arg catalogArg
+	if !c.IsSet("catalog-set") {
+		var err error
+		if arg, err = parseCatalogArg("catalog", c.String("catalog"), c.String("catalog-platform")); err != nil {
+			return false, err
+		}
+	} else if c.IsSet("catalog") && catviews.CheckName(c.String("catalog")) != nil {
+		return false, fmt.Errorf("--catalog %q: with --catalog-set, the name of the installed operator's catalog in the set", c.String("catalog"))
 	}
 	switch pkg := c.String("package"); {
 	case !c.IsSet("package"):
@@ -235,6 +246,9 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	format := c.String("format")
 	if format != "text" && format != "json" {
 		return false, fmt.Errorf("--format: want text or json, got %q", format)
+	}
+	if c.IsSet("catalog-set") {
+		return runCatalogSetPath(c, log, olm, format)
 	}
 	var src *mirror.Source
 	if arg.tree {
@@ -264,6 +278,47 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	return r.Found, err
 }
 
+// runCatalogSetPath answers path --catalog-set: the installed operator's
+// catalog (--catalog, or the only one with the package) for OLM v0, the
+// whole set for OLM v1.
+func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, format string) (bool, error) {
+	file := c.String("catalog-set")
+	set, err := readCatalogSet(file)
+	if err != nil {
+		return false, err
+	}
+	var src *mirror.Source
+	if setNeedsTree(set, "") {
+		if err := firstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+			return false, err
+		}
+		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
+			return false, fmt.Errorf("--source: %w", err)
+		}
+		defer src.Close()
+	}
+	pkg := c.String("package")
+	members, err := loadSetMembers(c, src, file, set, "", pkg)
+	if err != nil {
+		return false, err
+	}
+	home, err := homeCatalog("catalog", c.String("catalog"), file, members, pkg)
+	if err != nil {
+		return false, err
+	}
+	r, err := upgrade.FindInSet(members, home, upgrade.Query{Package: pkg, Channel: c.String("channel"),
+		From: c.String("from"), To: c.String("to"), OLM: olm})
+	if err != nil {
+		return false, err
+	}
+	if format == "json" {
+		err = r.WriteJSON(c.App.Writer)
+	} else {
+		err = r.WriteText(c.App.Writer)
+	}
+	return r.Found, err
+}
+
 // catalogArg is a --catalog value of path and mirror-set: a catalog
 // source (NAME=SOURCE names it), or the name of a catalog of the tree at
 // --source.
@@ -274,6 +329,10 @@ type catalogArg struct {
 	name string
 	tree bool
 	spec string
+	// setName is the catalog's name in the command's set (mirror-set:
+	// NAME of NAME=SOURCE, or of --catalog-set; for a catalog of the tree
+	// it may differ from name, the tree's).
+	setName string
 }
 
 // parseCatalogArg reads a --catalog value: NAME=SOURCE; a bare DNS-1123

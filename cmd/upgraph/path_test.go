@@ -161,6 +161,9 @@ func init() {
 	invalidFlags["path --catalog"] = badFlag{bad: []string{"", "Bad_Name", "missing", "dir:file.txt", "file:emptydir", "x="}}
 	invalidFlags["path --package"] = badFlag{bad: []string{""}} // any other name needs --catalog
 	invalidFlags["path --olm"] = badFlag{bad: []string{"", "v2", "V0"}}
+	// --catalog-set of path, plan, mirror-set and generate: a catalog set
+	// file (file.txt is not one).
+	invalidFlags["--catalog-set"] = badFlag{bad: []string{"", "missing", "emptydir", "file.txt"}}
 }
 
 // operatorFixtures are the hand-made catalogs of the operator path and

@@ -62,9 +62,20 @@ passed through with the worker pools paused. Operators must still allow it:
 OLM checks at every minor, so it is planned as a hop (updates needed there
 happen with the workers paused).
 
+--catalog-set FILE replaces --catalogs with the cluster's catalog set: its
+catalogs (name, priority, and a source per minor, or one source for all;
+docs/operators.md). Each operator of --operators names the catalog it is
+installed from (catalog: its Subscription's spec.source; optional when
+only one catalog has the package); OLM v0 follows that catalog, OLM v1
+resolves across the catalogs of each minor (a higher priority wins, a
+tie is an error).
+
 Exits 0 for a plan without blockers, 1 when the cluster cannot take the path
-(no path, or an operator that blocks a hop), 2 on trouble. Graph only: no
-dependency or GVK resolution. docs/operators.md describes the JSON
+(no path, or an operator that blocks a hop), 2 on trouble. OLM v0 is graph
+only (no dependency or GVK resolution; a bundle with the legacy
+olm.deprecated property is never a hop); OLM v1 refuses a bundle that
+declares a dependency, as operator-controller does, and the plan says "OLM
+v1 cannot update X: Y declares ...". docs/operators.md describes the JSON
 (schema/cli/plan.schema.json).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs (required)"},
@@ -75,7 +86,8 @@ dependency or GVK resolution. docs/operators.md describes the JSON
 			&cli.BoolFlag{Name: "via-eus", Usage: "also search the EUS channels between the two releases' minor versions, and mark EUS-to-EUS updates"},
 			&cli.BoolFlag{Name: "unconditional-only", Usage: "ignore conditional edges"},
 			&cli.StringFlag{Name: "operators", Usage: "the installed operators: a YAML or JSON list of {package, channel, version} (required)"},
-			&cli.StringSliceFlag{Name: "catalogs", Usage: "the catalog of each minor on the path: vX.Y=SOURCE (a source, or NAME of the tree at --source), comma-separated or repeated (required)"},
+			&cli.StringSliceFlag{Name: "catalogs", Usage: "the catalog of each minor on the path: vX.Y=SOURCE (a source, or NAME of the tree at --source), comma-separated or repeated (required, or --catalog-set)"},
+			catalogSetFlag("the cluster's catalog set instead of --catalogs: a YAML or JSON file of catalogs {name, priority, minors: {vX.Y: SOURCE}} (or one source for every minor)"),
 			&cli.StringFlag{Name: "olm", Value: string(upgrade.V0), Usage: "the OLM runtime the operators update with: v0 (Subscriptions) or v1 (ClusterExtensions)"},
 			catalogPlatformFlag(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
@@ -90,6 +102,9 @@ type planCatalog struct {
 	minor clusterplan.Minor
 	key   string
 	arg   catalogArg
+	// name and priority are a --catalog-set catalog's.
+	name     string
+	priority int32
 }
 
 // runPlan reports whether the plan has no blocker.
@@ -125,6 +140,11 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if c.IsSet("catalog-set") {
+		if cats, err = setPlanCatalogs(c, minors); err != nil {
+			return false, err
+		}
+	}
 	var missing []string
 	for _, m := range minors {
 		if !slices.ContainsFunc(cats, func(pc planCatalog) bool { return pc.minor == m }) {
@@ -136,8 +156,12 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 		for i, m := range minors {
 			names[i] = m.String()
 		}
-		return false, fmt.Errorf("--catalogs: no catalog for %s: the path goes through %s, and each minor needs the catalog the cluster uses then",
-			strings.Join(missing, ", "), strings.Join(names, " → "))
+		flag := "--catalogs"
+		if c.IsSet("catalog-set") {
+			flag = "--catalog-set " + c.String("catalog-set")
+		}
+		return false, fmt.Errorf("%s: no catalog for %s: the path goes through %s, and each minor needs the catalog the cluster uses then",
+			flag, strings.Join(missing, ", "), strings.Join(names, " → "))
 	}
 	pkgs := make([]string, 0, len(installs))
 	for _, in := range installs {
@@ -169,7 +193,15 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("%w (in --catalogs %s)", err, pc.key)
 		}
-		preq.Catalogs = append(preq.Catalogs, clusterplan.Catalog{Minor: pc.minor, Key: pc.key, Source: pc.arg.value, Model: cat.Model})
+		source := pc.arg.value
+		if pc.name != "" {
+			source = pc.arg.spec
+			if pc.arg.tree {
+				source = pc.arg.name
+			}
+		}
+		preq.Catalogs = append(preq.Catalogs, clusterplan.Catalog{Minor: pc.minor, Key: pc.key, Source: source, Model: cat.Model,
+			Name: pc.name, Priority: pc.priority})
 	}
 	p, err := clusterplan.Compute(preq)
 	var perr *clusterplan.Error
@@ -239,6 +271,15 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 			return "", nil, err
 		}
 	}
+	if c.IsSet("catalog-set") {
+		if c.IsSet("catalogs") {
+			return "", nil, errors.New("--catalogs and --catalog-set: give one")
+		}
+		if _, err := readCatalogSet(c.String("catalog-set")); err != nil {
+			return "", nil, err
+		}
+		return olm, nil, firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
+	}
 	cats, err := planCatalogs(c)
 	if err != nil {
 		return "", nil, err
@@ -249,6 +290,35 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 		}
 	}
 	return olm, cats, firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
+}
+
+// setPlanCatalogs are the catalogs of --catalog-set at each of minors:
+// every catalog with a source there.
+func setPlanCatalogs(c *cli.Context, minors []clusterplan.Minor) ([]planCatalog, error) {
+	file := c.String("catalog-set")
+	set, err := readCatalogSet(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []planCatalog
+	for _, m := range minors {
+		for i := range set.Catalogs {
+			sc := &set.Catalogs[i]
+			src := sc.SourceAt(m.Key())
+			if src == "" {
+				continue
+			}
+			arg, err := setCatalogArg(file, sc, src, c.String("catalog-platform"))
+			if err != nil {
+				return nil, err
+			}
+			if !arg.tree {
+				arg.name = sc.Name
+			}
+			out = append(out, planCatalog{minor: m, key: m.Key(), arg: arg, name: sc.Name, priority: sc.Priority})
+		}
+	}
+	return out, nil
 }
 
 // planCatalogs parses --catalogs: vX.Y=SOURCE, each minor once.

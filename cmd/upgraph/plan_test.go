@@ -132,6 +132,11 @@ var planCases = []struct {
 	// 1.1.0 (OLM v1 ignores the legacy property), then reaches 2.1.0.
 	{"gated-v1", []string{"--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1", "--olm", "v1",
 		"--operators", "testdata/plan/operators-gated.yaml", "--catalogs", planCatalogsFlag(false, "4.22", "5.0")}, 1},
+	// The major case over a catalog set (--catalog-set: a catalog with a
+	// source per minor and another one), with OLM v1 across them: the
+	// same answers, each catalog listed with its priority.
+	{"major-set-v1", []string{"--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1", "--olm", "v1",
+		"--operators", "testdata/plan/operators-major.yaml", "--catalog-set", "testdata/plan/catalog-set-major.yaml"}, 1},
 	// No path at all (a downgrade): blocked, operators resolved only.
 	{"no-path", []string{"--channel", "stable-4.22", "--from", "4.22.1", "--to", "4.21.0",
 		"--operators", "testdata/plan/operators-major.yaml", "--catalogs", planCatalogsFlag(false, "4.21", "4.22")}, 1},

@@ -118,6 +118,9 @@ type Catalog struct {
 	// /api/v1/all serves them (the catalog's all.jsonl): the same
 	// catalog from any source has the same.
 	ContentDigest string `json:"contentDigest"`
+	// Priority is the catalog's spec.priority in the tree's set (generate
+	// --catalog-set); absent for 0.
+	Priority int32 `json:"priority,omitempty"`
 	// Path is the catalog's summary, operators/<name>/catalog.json.
 	Path   string        `json:"path"`
 	Counts CatalogCounts `json:"counts"`
