@@ -572,7 +572,10 @@ func TestOperatorsAllPackages(t *testing.T) {
 		for k := range tabs {
 			t.Run(fmt.Sprint(k), func(t *testing.T) {
 				t.Parallel()
-				p := newPage(t, browser, origin)
+				// A tab goes through about 1,100/tabs page states: at
+				// 0.74 s a state on two loaded cores (measured at load
+				// 25), 3 minutes are not enough.
+				p := newPageWithin(t, browser, origin, 15*time.Minute)
 				p.open(t, opQuery("catalog", "community"))
 				n := 0
 				for j := range queue {
