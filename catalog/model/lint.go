@@ -21,8 +21,44 @@ func lintPackage(pkg *Package) Problems {
 		if p, ok := v0Unreachable(b); ok {
 			ps = append(ps, p)
 		}
+		if p, ok := v1Refused(b); ok {
+			ps = append(ps, p)
+		}
 	}
 	return ps
+}
+
+// v1Refused reports a bundle OLM v1 never installs or updates to: it
+// declares a dependency, and operator-controller validates the bundle it
+// resolved with NoDependencyValidation (internal/operator-controller/
+// resolve/validation.go, its only resolver validation), failing the
+// resolution rather than falling back to an older bundle. An install
+// whose resolution picks it stays where it is (Bundle.V1Refusal).
+func v1Refused(b *Bundle) (Problem, bool) {
+	ref := b.V1Refusal()
+	if ref == nil {
+		return Problem{}, false
+	}
+	channels := make([]string, 0, len(b.Entries))
+	for _, e := range b.Entries {
+		channels = append(channels, e.Channel.Name)
+	}
+	where := "no channel"
+	if len(channels) > 0 {
+		where = fmt.Sprintf("channel %s", strings.Join(quoteAll(channels), ", "))
+	}
+	return newProblem(b.Pos, Warning, RuleV1Refused, b.Package.Name, "", b.Name,
+		"OLM v1 never installs or updates to bundle %q (in %s): it declares %s, and operator-controller refuses a resolved bundle that declares a dependency "+
+			"(NoDependencyValidation), with no fallback to an older one: a ClusterExtension whose resolution picks it fails and stays where it is; OLM v0 solves the dependency",
+		b.Name, where, ref.Property), true
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }
 
 func lintChannel(ch *Channel) Problems {

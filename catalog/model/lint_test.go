@@ -57,6 +57,13 @@ func TestLints(t *testing.T) {
 			cfg.Bundles[0].Properties = append(cfg.Bundles[0].Properties, declcfg.Property{Type: propLegacyDeprecate, Value: json.RawMessage(`{}`)})
 			return cfg
 		}(), RuleLegacyDeprecated, `OLM v0 never installs it`, true},
+		{"dependency refused by OLM v1", func() *declcfg.DeclarativeConfig {
+			cfg := catalogOf("p", "a", map[string]string{"p.v1": "1.0.0", "p.v2": "2.0.0"}, newTestChannel("p", "a", ce("p.v1", ""), ce("p.v2", "p.v1")))
+			cfg.Bundles[1].Properties = append(cfg.Bundles[1].Properties,
+				declcfg.Property{Type: propGVKRequired, Value: json.RawMessage(`{"group":"g","kind":"K","version":"v1"}`)},
+				declcfg.Property{Type: propPackageRequired, Value: json.RawMessage(`{"packageName":"q","versionRange":">=1.0.0"}`)})
+			return cfg
+		}(), RuleV1Refused, `OLM v1 never installs or updates to bundle "p.v2" (in channel "a"): it declares olm.gvk.required`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Convert(tc.cfg)

@@ -81,6 +81,7 @@ const (
 	RuleMaxOpenShift     = "L-max-ocp-version"
 	RuleDowngradeEdge    = "L-downgrade-edge"
 	RuleLegacyDeprecated = "L-legacy-deprecated"
+	RuleV1Refused        = "L-v1-refused"
 )
 
 // Rules lists every rule in report order.
@@ -118,6 +119,7 @@ var Rules = []Rule{
 	{RuleMaxOpenShift, Warning, "olm.maxOpenShiftVersion is invalid (OLM reports the operator as blocking every cluster minor update)"},
 	{RuleDowngradeEdge, Warning, "a replaces or skips edge leads to a lower version: OLM v0 follows it, OLM v1 keeps the higher installed version"},
 	{RuleLegacyDeprecated, Warning, "the legacy olm.deprecated property makes the bundle uninstallable by OLM v0 (not by OLM v1)"},
+	{RuleV1Refused, Warning, "a bundle declaring olm.package.required, olm.gvk.required or olm.constraint is refused by OLM v1 whenever it is the resolved bundle (operator-controller's NoDependencyValidation, no fallback): OLM v1 never installs or updates to it"},
 }
 
 var ruleRanks = func() map[string]int {

@@ -28,9 +28,14 @@ catalog (index.json's catalogs, then each catalog.json and graph file, read
 verified): catalogs and packages added or removed, a package's default
 channel changed, channels added or removed, and per channel the head moved,
 bundles and typed edges added or removed, new deprecations (package, channel,
-bundle), and installs newly stranded: entries from which OLM v0 reached the
+bundle), installs newly stranded: entries from which OLM v0 reached the
 channel head in OLD and does not in NEW (next/P/CH/B.json's
-olmV0.reachesHead). --channels and --arch select release graphs only.
+olmV0.reachesHead; with the Prohibited bundle, legacy olm.deprecated, its
+updates now stop before, when that is why), and installs newly refused by OLM
+v1: entries whose OLM v1 resolution picks, in NEW, a bundle that declares
+olm.package.required, olm.gvk.required or olm.constraint, which
+operator-controller refuses with no fallback (olmV1.refusal; it was not
+refused in OLD). --channels and --arch select release graphs only.
 
 Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 		Flags: append([]cli.Flag{

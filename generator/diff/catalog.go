@@ -57,6 +57,11 @@ type ChannelDiff struct {
 	// channel head in OLD (next/P/CH/B.json's olmV0.reachesHead) and does
 	// not in NEW: installs of them are newly stranded.
 	Stranded []StrandedBundle `json:"stranded,omitempty"`
+	// Refused are the entries on both sides whose OLM v1 resolution
+	// (next/P/CH/B.json's olmV1) was not refused in OLD and is in NEW:
+	// operator-controller resolves an install of them to a bundle that
+	// declares a dependency and fails, staying where it is.
+	Refused []RefusedBundle `json:"refusedByV1,omitempty"`
 }
 
 // BundleChanges are channel entries one side has.
@@ -72,16 +77,33 @@ type CatalogEdges struct {
 }
 
 // StrandedBundle is an install OLM v0 no longer moves to the head: Old is
-// its path to the head in OLD, Error OLM v0's error in NEW if any.
+// its path to the head in OLD, Error OLM v0's error in NEW if any,
+// Prohibited the Prohibited bundle (legacy olm.deprecated) its updates
+// stop before in NEW, if that is why.
 type StrandedBundle struct {
 	model.GraphRef
-	Old   []string `json:"oldPathToHead"`
-	Error string   `json:"error,omitempty"`
+	Old        []string          `json:"oldPathToHead"`
+	Error      string            `json:"error,omitempty"`
+	Prohibited *model.V0Stranded `json:"prohibited,omitempty"`
+}
+
+// RefusedBundle is an install OLM v1 can no longer update: in NEW its
+// resolution picks a bundle that declares a dependency (Refusal, the
+// controller's message), with no fallback. OldPick is what OLM v1 picked
+// in OLD ("" when it picked nothing or failed: OldError), Catalog the
+// catalog of the tree the refused bundle comes from when other catalogs
+// have the package too (next/'s olmV1Catalog).
+type RefusedBundle struct {
+	model.GraphRef
+	Refusal  model.V1Refusal `json:"refusal"`
+	Catalog  string          `json:"catalog,omitempty"`
+	OldPick  string          `json:"oldPick,omitempty"`
+	OldError string          `json:"oldError,omitempty"`
 }
 
 func (c *ChannelDiff) empty() bool {
 	return c.Head == nil && len(c.Bundles.Added)+len(c.Bundles.Removed)+len(c.Edges.Added)+len(c.Edges.Removed)+
-		len(c.DeprecatedBundles)+len(c.Stranded) == 0 && c.Deprecated == ""
+		len(c.DeprecatedBundles)+len(c.Stranded)+len(c.Refused) == 0 && c.Deprecated == ""
 }
 
 func (p *PackageDiff) empty() bool {
@@ -213,6 +235,11 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 		}
 	}
 	slices.Sort(names)
+	// A bundle that newly declares a dependency or the legacy
+	// olm.deprecated property changes what the runtimes do without
+	// changing any channel graph: the package's warnings name such
+	// bundles (model.RuleV1Refused, RuleLegacyDeprecated).
+	runtimeChanged := !slices.Equal(refusalWarnings(op), refusalWarnings(np))
 	for _, cn := range slices.Compact(names) {
 		oc, nc := chans[0][cn], chans[1][cn]
 		switch {
@@ -221,7 +248,7 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 		case nc == nil:
 			d.Channels.Removed = append(d.Channels.Removed, cn)
 		default:
-			cd, err := compareChannel(ctx, sides, dir, oc, nc)
+			cd, err := compareChannel(ctx, sides, dir, oc, nc, runtimeChanged)
 			if err != nil {
 				return d, fmt.Errorf("channel %s: %w", cn, err)
 			}
@@ -233,7 +260,25 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 	return d, nil
 }
 
-func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, nc *views.ChannelSummary) (ChannelDiff, error) {
+// refusalWarnings are the package's warnings that name a bundle a
+// runtime refuses to install, sorted.
+func refusalWarnings(p *views.PackageSummary) []views.Warning {
+	var out []views.Warning
+	for _, w := range p.Warnings {
+		if w.Rule == model.RuleV1Refused || w.Rule == model.RuleLegacyDeprecated {
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, func(a, b views.Warning) int {
+		return cmp.Or(cmp.Compare(a.Bundle, b.Bundle), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+	})
+	return out
+}
+
+// compareChannel compares a channel on both sides: its graph, and when
+// the graph or what the runtimes refuse (runtimeChanged) differs, the
+// installs newly stranded (OLM v0) or refused (OLM v1).
+func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, nc *views.ChannelSummary, runtimeChanged bool) (ChannelDiff, error) {
 	d := ChannelDiff{Channel: oc.Name}
 	var raw [2][]byte
 	var gs [2]model.ChannelGraph
@@ -247,7 +292,7 @@ func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, n
 		}
 		raw[i] = data
 	}
-	if bytes.Equal(raw[0], raw[1]) {
+	if bytes.Equal(raw[0], raw[1]) && !runtimeChanged {
 		return d, nil
 	}
 	og, ng := &gs[0], &gs[1]
@@ -281,7 +326,7 @@ func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, n
 		}
 	}
 	d.Edges.Added, d.Edges.Removed = edgeDifference(ng.AllEdges(), og.AllEdges()), edgeDifference(og.AllEdges(), ng.AllEdges())
-	// Installs newly stranded: entries on both sides.
+	// Installs newly stranded or refused: entries on both sides.
 	for _, n := range og.Nodes {
 		if _, ok := nodes[1][n.Name]; !ok {
 			continue
@@ -293,11 +338,21 @@ func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, n
 			}
 		}
 		if vs[0].OLMV0.ReachesHead && !vs[1].OLMV0.ReachesHead {
-			s := StrandedBundle{GraphRef: ref(n), Old: []string{}, Error: vs[1].OLMV0.Error}
+			s := StrandedBundle{GraphRef: ref(n), Old: []string{}, Error: vs[1].OLMV0.Error, Prohibited: vs[1].OLMV0.Stranded}
 			for _, h := range vs[0].OLMV0.PathToHead {
 				s.Old = append(s.Old, h.Name)
 			}
 			d.Stranded = append(d.Stranded, s)
+		}
+		if o, nw := vs[0].OLMV1, vs[1].OLMV1; o.Refusal == nil && nw.Refusal != nil {
+			r := RefusedBundle{GraphRef: ref(n), Refusal: *nw.Refusal, Catalog: vs[1].OLMV1Catalog}
+			switch {
+			case o.Pick != nil:
+				r.OldPick = o.Pick.Name
+			default:
+				r.OldError = o.Error
+			}
+			d.Refused = append(d.Refused, r)
 		}
 	}
 	return d, nil
@@ -396,6 +451,26 @@ func (c *ChannelDiff) lines() []line {
 		if s.Error != "" {
 			text += " (" + s.Error + ")"
 		}
+		if s.Prohibited != nil {
+			text += ": " + s.Prohibited.Message
+		}
+		ls = append(ls, line{sign: '-', text: text})
+	}
+	for _, r := range c.Refused {
+		text := "install newly refused by OLM v1 " + refText(r.GraphRef) + ": it resolves to " + r.Refusal.Bundle
+		if r.Catalog != "" {
+			text += " (catalog " + r.Catalog + ")"
+		}
+		text += ", which declares " + r.Refusal.Property + "; operator-controller fails the resolution with no fallback"
+		switch {
+		case r.OldPick != "" && r.OldPick == r.Name:
+			text += " (it stayed on the installed bundle before)"
+		case r.OldPick != "":
+			text += " (it updated to " + r.OldPick + " before)"
+		case r.OldError != "":
+			text += " (before: " + r.OldError + ")"
+		}
+		text += ": " + strconv.Quote(r.Refusal.Message)
 		ls = append(ls, line{sign: '-', text: text})
 	}
 	return ls

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,13 @@ func catalogTree(t *testing.T, dir string) string {
 //     only ways up named v1.1.0 and v1.1.1) no longer reach the head; the
 //     package deprecated;
 //   - aws-neuron-operator: default channel Fast → Stable;
-//   - rsct-operator removed.
+//   - rsct-operator removed;
+//   - ecr-secret-operator: its head v0.5.0 declares olm.package.required,
+//     so OLM v1 refuses it and installs of v0.3.2, v0.4.0 and v0.4.1 (whose
+//     pick it was) are newly refused;
+//   - kairos-operator: its candidate-v2 head v2.2.0 gets the legacy
+//     olm.deprecated property (Prohibited), so OLM v0 installs that
+//     reached it are newly stranded.
 func editCatalog(t *testing.T) string {
 	t.Helper()
 	if _, err := os.Stat(sharedCatalog); err != nil {
@@ -95,6 +102,26 @@ entries:
 	})
 	writeFile(t, filepath.Join(dir, "cat-facts-operator", "deprecations.yaml"), `{"schema":"olm.deprecations","package":"cat-facts-operator","entries":[{"reference":{"schema":"olm.package"},"message":"use cat-facts-operator-ng"}]}`)
 	edit("aws-neuron-operator", func(s string) string { return replace(s, "\ndefaultChannel: Fast\n", "\ndefaultChannel: Stable\n") })
+	// addProperty adds a property (YAML list item lines) first in the
+	// properties of the bundle document named bundle.
+	addProperty := func(s, bundle, prop string) string {
+		at := strings.Index(s, "\nname: "+bundle+"\n")
+		if at < 0 || strings.Count(s, "\nname: "+bundle+"\n") != 1 {
+			t.Fatalf("bundle %s: not exactly one document", bundle)
+		}
+		k := strings.Index(s[at:], "\nproperties:\n")
+		if k < 0 {
+			t.Fatalf("bundle %s: no properties", bundle)
+		}
+		k += at + len("\nproperties:\n")
+		return s[:k] + prop + s[k:]
+	}
+	edit("ecr-secret-operator", func(s string) string {
+		return addProperty(s, "ecr-secret-operator.v0.5.0", "- type: olm.package.required\n  value:\n    packageName: aws-ecr-credentials\n    versionRange: '>=1.0.0'\n")
+	})
+	edit("kairos-operator", func(s string) string {
+		return addProperty(s, "kairos-operator.v2.2.0", "- type: olm.deprecated\n  value: {}\n")
+	})
 	if err := os.RemoveAll(filepath.Join(dir, "rsct-operator")); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +149,7 @@ func TestDiffCatalogs(t *testing.T) {
 	for _, p := range c.Changed {
 		pkgs[p.Package] = p
 	}
-	if len(pkgs) != 3 {
+	if len(pkgs) != 5 {
 		t.Errorf("changed packages: %+v", c.Changed)
 	}
 	if d := pkgs["aws-neuron-operator"].DefaultChannel; d == nil || *d != (Move{"Fast", "Stable"}) {
@@ -149,6 +176,46 @@ func TestDiffCatalogs(t *testing.T) {
 	if strings.Join(stranded, ",") != "cat-facts-operator.v1.1.0,cat-facts-operator.v1.0.0" && strings.Join(stranded, ",") != "cat-facts-operator.v1.0.0,cat-facts-operator.v1.1.0" {
 		t.Errorf("cat-facts-operator stranded: %v", stranded)
 	}
+	// OLM v1: every install whose pick was ecr-secret-operator.v0.5.0 is
+	// refused now (v0.5.0 itself too: the controller validates the
+	// resolved bundle even when it is the installed one), naming the
+	// bundle, the property and the controller's message; OLM v0 (which
+	// solves dependencies) is unchanged there.
+	ecr := pkgs["ecr-secret-operator"]
+	if len(ecr.Changed) != 1 || len(ecr.Changed[0].Stranded) != 0 || len(ecr.Changed[0].Edges.Added)+len(ecr.Changed[0].Edges.Removed) != 0 {
+		t.Fatalf("ecr-secret-operator: %+v", ecr)
+	}
+	var refused []string
+	for _, r := range ecr.Changed[0].Refused {
+		if r.Refusal.Bundle != "ecr-secret-operator.v0.5.0" || r.Refusal.Property != "olm.package.required" || r.OldPick != "ecr-secret-operator.v0.5.0" ||
+			!strings.Contains(r.Refusal.Message, "has a dependency declared via property \"olm.package.required\" which is currently not supported") {
+			t.Errorf("ecr-secret-operator refusal: %+v", r)
+		}
+		refused = append(refused, r.Name)
+	}
+	slices.Sort(refused)
+	if strings.Join(refused, ",") != "ecr-secret-operator.v0.3.2,ecr-secret-operator.v0.4.0,ecr-secret-operator.v0.4.1,ecr-secret-operator.v0.5.0" {
+		t.Errorf("ecr-secret-operator refused installs: %v", refused)
+	}
+	// OLM v0: installs that reached the head v2.2.0 of candidate-v2 stop
+	// before it, naming it as Prohibited; OLM v1 ignores the property.
+	kai := pkgs["kairos-operator"]
+	var prohibited []string
+	for _, ch := range kai.Changed {
+		if len(ch.Refused) != 0 {
+			t.Errorf("kairos-operator %s: refused by OLM v1: %+v", ch.Channel, ch.Refused)
+		}
+		for _, s := range ch.Stranded {
+			if s.Prohibited == nil || s.Prohibited.Bundle != "kairos-operator.v2.2.0" || s.Prohibited.Property != "olm.deprecated" {
+				t.Errorf("kairos-operator %s: stranded without the Prohibited bundle: %+v", ch.Channel, s)
+			}
+			prohibited = append(prohibited, ch.Channel+"/"+s.Name)
+		}
+	}
+	if len(prohibited) == 0 {
+		t.Errorf("kairos-operator: no install newly stranded by the Prohibited head: %+v", kai)
+	}
+	t.Logf("kairos-operator installs newly stranded by the Prohibited v2.2.0: %v", prohibited)
 	for _, f := range []struct {
 		f   Format
 		ext string
@@ -162,7 +229,7 @@ func TestDiffCatalogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if md := b.String(); len(md) > 1800 || !strings.Contains(md, "| community | kube-green | alpha |") ||
-		!strings.Contains(md, "more catalog section left out to keep this under 1800 bytes") {
+		!strings.Contains(md, "more catalog sections left out to keep this under 1800 bytes") {
 		t.Errorf("markdown within 1800 bytes (%d):\n%s", len(md), md)
 	}
 }

@@ -24,8 +24,8 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 		w.WriteString("\n")
 	}
 	fmt.Fprintf(w, "%s %s.\n\n", english.Count(len(r.Catalogs), "operator catalog"), verb)
-	w.WriteString("| catalog | package | channel | head | +bundles | −bundles | +edges | −edges | new deprecations | newly stranded |\n")
-	w.WriteString("|:--|:--|:--|:--|--:|--:|--:|--:|--:|--:|\n")
+	w.WriteString("| catalog | package | channel | head | +bundles | −bundles | +edges | −edges | new deprecations | newly stranded | newly refused by OLM v1 |\n")
+	w.WriteString("|:--|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|\n")
 	for i := range r.Catalogs {
 		c := &r.Catalogs[i]
 		name := cell(c.Name)
@@ -42,14 +42,14 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 		if c.Status != Changed {
 			// A whole catalog added or removed: one row; its packages are
 			// in its section.
-			row(english.Count(len(c.Packages.Added)+len(c.Packages.Removed), "package"), "", "", 0, 0, 0, 0, 0, 0)
+			row(english.Count(len(c.Packages.Added)+len(c.Packages.Removed), "package"), "", "", 0, 0, 0, 0, 0, 0, 0)
 			continue
 		}
 		for _, p := range c.Packages.Removed {
-			row(cell(p)+" (removed)", "", "", 0, 0, 0, 0, 0, 0)
+			row(cell(p)+" (removed)", "", "", 0, 0, 0, 0, 0, 0, 0)
 		}
 		for _, p := range c.Packages.Added {
-			row(cell(p)+" (added)", "", "", 0, 0, 0, 0, 0, 0)
+			row(cell(p)+" (added)", "", "", 0, 0, 0, 0, 0, 0, 0)
 		}
 		for _, p := range c.Changed {
 			if p.DefaultChannel != nil || p.Deprecated != "" || len(p.Channels.Added)+len(p.Channels.Removed) > 0 {
@@ -68,7 +68,7 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 				if p.DefaultChannel != nil {
 					pkg += " (default " + cell(p.DefaultChannel.Old) + " → " + cell(p.DefaultChannel.New) + ")"
 				}
-				row(pkg, strings.Join(what, ", "), "", 0, 0, 0, 0, dep, 0)
+				row(pkg, strings.Join(what, ", "), "", 0, 0, 0, 0, dep, 0, 0)
 			}
 			for _, ch := range p.Changed {
 				head := ""
@@ -80,7 +80,7 @@ func (r *Result) writeMarkdownCatalogs(w *strings.Builder, maxBytes int, details
 					dep++
 				}
 				row(cell(p.Package), cell(ch.Channel), head, len(ch.Bundles.Added), len(ch.Bundles.Removed),
-					len(ch.Edges.Added), len(ch.Edges.Removed), dep, len(ch.Stranded))
+					len(ch.Edges.Added), len(ch.Edges.Removed), dep, len(ch.Stranded), len(ch.Refused))
 			}
 		}
 	}

@@ -159,6 +159,14 @@ type page struct {
 
 func newPage(t testing.TB, browser context.Context, origin string) *page {
 	t.Helper()
+	return newPageWithin(t, browser, origin, 3*time.Minute)
+}
+
+// newPageWithin is newPage with the page's whole life bounded by limit
+// instead of 3 minutes, for a test that drives one tab through many
+// states.
+func newPageWithin(t testing.TB, browser context.Context, origin string, limit time.Duration) *page {
+	t.Helper()
 	p := &page{origin: origin}
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithListener(p.listen))
 	t.Cleanup(cancel)
@@ -169,7 +177,7 @@ func newPage(t testing.TB, browser context.Context, origin string) *page {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
 	t.Cleanup(cancelTimeout)
 	p.ctx = ctx
 	t.Cleanup(func() { p.check(t) })

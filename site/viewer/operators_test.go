@@ -173,6 +173,11 @@ type opNextFile struct {
 		Next        *opHop  `json:"next"`
 		PathToHead  []opHop `json:"pathToHead"`
 		ReachesHead bool    `json:"reachesHead"`
+		Stranded    *struct {
+			At       string `json:"at"`
+			Bundle   string `json:"bundle"`
+			Property string `json:"property"`
+		} `json:"stranded"`
 	} `json:"olmV0"`
 	OlmV1 struct {
 		Candidates []struct {
@@ -183,6 +188,10 @@ type opNextFile struct {
 			Name      string `json:"name"`
 			Installed bool   `json:"installed"`
 		} `json:"pick"`
+		Refusal *struct {
+			Bundle   string `json:"bundle"`
+			Property string `json:"property"`
+		} `json:"refusal"`
 	} `json:"olmV1"`
 }
 
@@ -250,12 +259,21 @@ type opState struct {
 		ReachesHead string   `json:"reachesHead"`
 		Path        []string `json:"path"`
 		Via         []string `json:"via"`
+		// Prohibited is the Prohibited bundle the page says OLM v0
+		// stops before ("" for none), StrandedAt where.
+		Prohibited string `json:"prohibited"`
+		StrandedAt string `json:"strandedAt"`
 	} `json:"v0"`
 	V1 struct {
 		Pick       string   `json:"pick"`
 		Candidates []string `json:"candidates"`
 		Installed  []string `json:"installed"`
 		Picks      []string `json:"picks"`
+		// Refused, RefusedProperty: the refusal the page shows; Refuses
+		// the candidates badged refused.
+		Refused         string   `json:"refused"`
+		RefusedProperty string   `json:"refusedProperty"`
+		Refuses         []string `json:"refuses"`
 	} `json:"v1"`
 	Deprecations []string `json:"deprecations"`
 	Skipped      []string `json:"skipped"`
@@ -277,13 +295,14 @@ type opState struct {
 }
 
 // opReader reads the state (full: every node and edge drawn; else only
-// those marked for the installed bundle: installed, onpath, pick).
+// those marked for the installed bundle: installed, onpath, pick,
+// refused).
 const opReader = `((full) => {
   const $ = (s) => document.querySelector(s);
   const all = (s) => [...document.querySelectorAll(s)];
   const v = window.upgraphViewer, o = v.operators;
   const cy = o && o.ops.cy;
-  const marked = (x) => x.hasClass('installed') || x.hasClass('onpath') || x.hasClass('pick');
+  const marked = (x) => x.hasClass('installed') || x.hasClass('onpath') || x.hasClass('pick') || x.hasClass('refused');
   return {
     mode: document.body.dataset.mode || '',
     modesHidden: $('#modes').hidden,
@@ -306,12 +325,17 @@ const opReader = `((full) => {
       reachesHead: ($('#op-v0') || { dataset: {} }).dataset.reachesHead || '',
       path: all('#op-v0-path li').map((li) => li.dataset.name),
       via: all('#op-v0-path li').map((li) => li.dataset.via),
+      prohibited: ($('#op-v0-stranded') || { dataset: {} }).dataset.bundle || '',
+      strandedAt: ($('#op-v0-stranded') || { dataset: {} }).dataset.at || '',
     },
     v1: {
       pick: ($('#op-v1') || { dataset: {} }).dataset.pick || '',
       candidates: all('#op-v1-candidates li').map((li) => li.dataset.name),
       installed: all('#op-v1-candidates li[data-installed=true]').map((li) => li.dataset.name),
       picks: all('#op-v1-candidates li[data-pick=true]').map((li) => li.dataset.name),
+      refused: ($('#op-v1-refusal') || { dataset: {} }).dataset.bundle || '',
+      refusedProperty: ($('#op-v1-refusal') || { dataset: {} }).dataset.property || '',
+      refuses: all('#op-v1-candidates li[data-refused=true]').map((li) => li.dataset.name),
     },
     deprecations: all('#op-deprecations li').map((li) => li.dataset.kind + ' ' + li.dataset.name),
     skipped: all('#op-skipped li').map((li) => li.dataset.name),
@@ -516,6 +540,29 @@ func checkNextShown(t testing.TB, where string, s opState, n opNextFile) {
 	if pick != "" && !n.OlmV1.Pick.Installed && !hasClass(classes[pick], "pick") {
 		t.Errorf("%s: OLM v1's pick %s drawn as %v", where, pick, classes[pick])
 	}
+	// What the runtimes refuse, as the file says: OLM v1's refused
+	// resolution (the bundle and its property, badged among the
+	// candidates, drawn refused) and OLM v0's Prohibited next bundle.
+	wantRef, wantProp := "", ""
+	if r := n.OlmV1.Refusal; r != nil {
+		wantRef, wantProp = r.Bundle, r.Property
+	}
+	if s.V1.Refused != wantRef || s.V1.RefusedProperty != wantProp || (wantRef != "" && !slices.Equal(s.V1.Refuses, []string{wantRef})) || (wantRef == "" && len(s.V1.Refuses) != 0) {
+		t.Errorf("%s: OLM v1 refusal shown %q (%q), badged %v; the file: %q (%q)", where, s.V1.Refused, s.V1.RefusedProperty, s.V1.Refuses, wantRef, wantProp)
+	}
+	if wantRef != "" && !hasClass(classes[wantRef], "refused") {
+		t.Errorf("%s: OLM v1's refused %s drawn as %v", where, wantRef, classes[wantRef])
+	}
+	wantPro, wantAt := "", ""
+	if st := n.OlmV0.Stranded; st != nil {
+		wantPro, wantAt = st.Bundle, st.At
+	}
+	if s.V0.Prohibited != wantPro || s.V0.StrandedAt != wantAt {
+		t.Errorf("%s: OLM v0 stranded shown before %q at %q; the file: before %q at %q", where, s.V0.Prohibited, s.V0.StrandedAt, wantPro, wantAt)
+	}
+	if wantPro != "" && !hasClass(classes[wantPro], "refused") {
+		t.Errorf("%s: OLM v0's Prohibited %s drawn as %v", where, wantPro, classes[wantPro])
+	}
 }
 
 // TestOperatorsAllPackages: for every package of both catalogs, the page
@@ -550,19 +597,24 @@ func TestOperatorsAllPackages(t *testing.T) {
 	close(queue)
 	start := time.Now()
 	var mu sync.Mutex
-	steps, entries, packages := 0, 0, 0
+	steps, entries, packages, refusals, prohibited := 0, 0, 0, 0, 0
 	t.Run("tabs", func(t *testing.T) {
 		for k := range tabs {
 			t.Run(fmt.Sprint(k), func(t *testing.T) {
 				t.Parallel()
-				p := newPage(t, browser, origin)
+				// A tab goes through about 1,100/tabs page states: at
+				// 0.74 s a state on two loaded cores (measured at load
+				// 25), 3 minutes are not enough.
+				p := newPageWithin(t, browser, origin, 15*time.Minute)
 				p.open(t, opQuery("catalog", "community"))
 				n := 0
 				for j := range queue {
-					s, e := checkPackage(t, p, dir, j.catalog, j.pkg)
+					s, e, r, pr := checkPackage(t, p, dir, j.catalog, j.pkg)
 					mu.Lock()
 					steps += s
 					entries += e
+					refusals += r
+					prohibited += pr
 					packages++
 					mu.Unlock()
 					n++
@@ -574,14 +626,122 @@ func TestOperatorsAllPackages(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("%d packages, %d channel entries, %d page states in %s on %d tabs (%.0f ms a state)", packages, entries, steps, took.Round(time.Millisecond), tabs,
 		float64(took.Milliseconds())*float64(tabs)/float64(max(steps, 1)))
+	// The refusals were among them: the shared catalog's
+	// rabbitmq-messaging-topology-operator (OLM v1 refuses 1.15.0 and
+	// later, which declare olm.gvk.required) and the fixture's
+	// gated-operator (both runtimes).
+	t.Logf("%d installs shown refused by OLM v1, %d shown stranded by a Prohibited bundle", refusals, prohibited)
+	if refusals < 10 || prohibited < 2 {
+		t.Errorf("checked %d OLM v1 refusals and %d OLM v0 Prohibited strands, want the shared catalog's and the fixture's", refusals, prohibited)
+	}
 	if packages != len(jobs) || entries < 745 {
 		t.Errorf("checked %d packages and %d entries, want %d packages and every entry", packages, entries, len(jobs))
 	}
 }
 
+// TestOperatorsRefusals: the packages where a runtime refuses updates,
+// checked as TestOperatorsAllPackages checks every package: the shared
+// catalog's rabbitmq-messaging-topology-operator (1.15.0 and later
+// declare olm.gvk.required: OLM v1 refuses them when it resolves to them)
+// and the fixture's gated-operator (1.2.0 Prohibited for OLM v0, 2.0.0
+// refused by OLM v1). The page shows each refusal (the bundle, its
+// property, the controller's message) instead of a pick, and each
+// Prohibited strand, as the next/ files give them.
+func TestOperatorsRefusals(t *testing.T) {
+	dir := operatorsTree(t)
+	p := newPage(t, newBrowser(t), serveTree(t, dir))
+	p.open(t, opQuery("catalog", "community"))
+	for _, tc := range []struct {
+		catalog, pkg        string
+		refused, prohibited int
+	}{
+		{"community", "rabbitmq-messaging-topology-operator", 8, 0},
+		{"fixture", "gated-operator", 2, 2},
+	} {
+		_, entries, refused, prohibited := checkPackage(t, p, dir, tc.catalog, tc.pkg)
+		t.Logf("%s/%s: %d entries, %d shown refused by OLM v1, %d stranded by a Prohibited bundle", tc.catalog, tc.pkg, entries, refused, prohibited)
+		if refused != tc.refused || prohibited != tc.prohibited {
+			t.Errorf("%s/%s: %d refused, %d Prohibited strands; want %d, %d", tc.catalog, tc.pkg, refused, prohibited, tc.refused, tc.prohibited)
+		}
+	}
+	// The refusal as the page words it, and the graph's mark.
+	s := p.goOps(t, opQuery("catalog", "fixture", "package", "gated-operator", "channel", "stable", "installed", "gated-operator.v1.2.0"))
+	var text string
+	p.eval(t, `document.getElementById('op-v1-refusal').textContent + ' | ' + document.getElementById('op-v1').textContent`, &text)
+	if s.V1.Refused != "gated-operator.v2.0.0" || s.V1.RefusedProperty != "olm.gvk.required" || s.V1.Pick != "" ||
+		!strings.Contains(text, "declares olm.gvk.required") || !strings.Contains(text, "which is currently not supported") {
+		t.Errorf("gated-operator 1.2.0: refusal %q (%q), pick %q: %s", s.V1.Refused, s.V1.RefusedProperty, s.V1.Pick, text)
+	}
+	s = p.goOps(t, opQuery("catalog", "fixture", "package", "gated-operator", "channel", "stable", "installed", "gated-operator.v1.0.0"))
+	p.eval(t, `document.getElementById('op-v0-stranded').textContent`, &text)
+	if s.V0.Prohibited != "gated-operator.v1.2.0" || s.V0.StrandedAt != "gated-operator.v1.1.0" || !strings.Contains(text, "legacy olm.deprecated") {
+		t.Errorf("gated-operator 1.0.0: stranded before %q at %q: %s", s.V0.Prohibited, s.V0.StrandedAt, text)
+	}
+	p.screenshot(t, "viewer-operators-refusal.png")
+}
+
+// TestOperatorsCatalogSet: when several catalogs of the tree have the
+// package, OLM v1 resolves across them (model.ResolveV1Set: the highest
+// priority wins, a tie is an error), and the page says which catalog won
+// and shows one line per catalog; a refusal names the winner's bundle.
+// Two trees of the fixture twice: priorities 0 and 10, then a tie at 5.
+func TestOperatorsCatalogSet(t *testing.T) {
+	browser := newBrowser(t)
+	for _, tc := range []struct {
+		name       string
+		priorities [2]int32
+		winner     string
+	}{
+		{"priority", [2]int32{0, 10}, "site-b"},
+		{"tie", [2]int32{5, 5}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := loadCatalog(t, "site-a", fixtureCatalog), loadCatalog(t, "site-b", fixtureCatalog)
+			a.Priority, b.Priority = tc.priorities[0], tc.priorities[1]
+			a.Peers, b.Peers = []*catviews.Catalog{b}, []*catviews.Catalog{a}
+			dir := filepath.Join(t.TempDir(), "tree")
+			renderCatalogTree(t, dir, false, a, b)
+			p := newPage(t, browser, serveTree(t, dir))
+			p.open(t, opQuery("catalog", "site-a"))
+			// Every entry as its next/ file says (refusals included).
+			checkPackage(t, p, dir, "site-a", "gated-operator")
+			p.goOps(t, opQuery("catalog", "site-a", "package", "gated-operator", "channel", "stable", "installed", "gated-operator.v1.2.0"))
+			var got struct {
+				Catalog string   `json:"catalog"`
+				Lines   []string `json:"lines"`
+				Won     []string `json:"won"`
+				Refused string   `json:"refused"`
+				Error   string   `json:"error"`
+			}
+			p.eval(t, `({
+  catalog: document.getElementById('op-v1').dataset.catalog,
+  lines: [...document.querySelectorAll('#op-v1-catalogs li')].map((li) => li.dataset.catalog),
+  won: [...document.querySelectorAll('#op-v1-catalogs li[data-won=true]')].map((li) => li.dataset.catalog),
+  refused: document.getElementById('op-v1').dataset.refused,
+  error: [...document.querySelectorAll('#op-v1 .nopath')].map((x) => x.textContent).join(' | '),
+})`, &got)
+			var nf struct {
+				Catalog string `json:"olmV1Catalog"`
+			}
+			readJSONFile(t, dir, catviews.Dir("site-a")+catviews.NextPath("gated-operator", "stable", "gated-operator.v1.2.0"), &nf)
+			if got.Catalog != tc.winner || nf.Catalog != tc.winner || !slices.Equal(got.Lines, []string{"site-a", "site-b"}) {
+				t.Errorf("catalog shown %q (the file: %q), lines %v; want %q and both catalogs", got.Catalog, nf.Catalog, got.Lines, tc.winner)
+			}
+			if tc.winner != "" && (!slices.Equal(got.Won, []string{tc.winner}) || got.Refused != "gated-operator.v2.0.0") {
+				t.Errorf("won %v, refused %q", got.Won, got.Refused)
+			}
+			if tc.winner == "" && (len(got.Won) != 0 || got.Refused != "" || !strings.Contains(got.Error, "in multiple catalogs with the same priority [site-a site-b]")) {
+				t.Errorf("a tie: won %v, refused %q, error %q", got.Won, got.Refused, got.Error)
+			}
+			p.screenshot(t, "viewer-operators-catalog-set-"+tc.name+".png")
+		})
+	}
+}
+
 // checkPackage checks one package; it returns the page states it went
-// through and the entries checked.
-func checkPackage(t *testing.T, p *page, dir, catalog, pkg string) (states, entries int) {
+// through, the entries checked, and among them the installs refused by
+// OLM v1 and stranded by a Prohibited bundle.
+func checkPackage(t *testing.T, p *page, dir, catalog, pkg string) (states, entries, refused, prohibited int) {
 	t.Helper()
 	base := catviews.Dir(catalog)
 	var cf catalogFile
@@ -670,9 +830,15 @@ func checkPackage(t *testing.T, p *page, dir, catalog, pkg string) (states, entr
 			}
 			checkNextShown(t, cw+" installed "+b, s, nf)
 			entries++
+			if nf.OlmV1.Refusal != nil {
+				refused++
+			}
+			if nf.OlmV0.Stranded != nil {
+				prohibited++
+			}
 		}
 	}
-	return states, entries
+	return states, entries, refused, prohibited
 }
 
 // TestOperatorsDeepLink: a link names catalog, package, channel and

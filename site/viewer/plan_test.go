@@ -106,9 +106,28 @@ type cmpBundle struct {
 }
 
 type cmpRoute struct {
-	Head  *cmpRef  `json:"head"`
-	Found bool     `json:"found"`
-	Hops  []cmpHop `json:"hops"`
+	Head   *cmpRef   `json:"head"`
+	Found  bool      `json:"found"`
+	Hops   []cmpHop  `json:"hops"`
+	Reason cmpReason `json:"reason"`
+}
+
+// cmpReason is why a route stops short: the CLI's reason {code, message,
+// bundles}, the page's code, both read into the code ("" for none).
+type cmpReason string
+
+func (r *cmpReason) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*r = cmpReason(s)
+		return nil
+	}
+	var o struct {
+		Code string `json:"code"`
+	}
+	err := json.Unmarshal(b, &o)
+	*r = cmpReason(o.Code)
+	return err
 }
 
 type cmpDeprecation struct {
@@ -131,6 +150,9 @@ type cmpOperatorHop struct {
 		To      cmpBundle `json:"to"`
 		Hops    []cmpHop  `json:"hops"`
 	} `json:"otherChannels"`
+	// Path is a blocked operator's route in the catalog before the hop
+	// (with the reason it stops short: refused-by-v1, prohibited, …).
+	Path *cmpRoute `json:"path"`
 	Next struct {
 		State          string    `json:"state"`
 		InChannel      bool      `json:"inChannel"`
@@ -204,6 +226,9 @@ func (p *cmpPlan) normalize() {
 			if r := o.Next.Route; r != nil && len(r.Hops) == 0 {
 				r.Hops = nil
 			}
+			if r := o.Path; r != nil && len(r.Hops) == 0 {
+				r.Hops = nil
+			}
 		}
 	}
 }
@@ -230,6 +255,13 @@ var planViewMoreCases = []planViewCase{
 	// The CLI needs the catalogs of the minors of --from and --to even
 	// without a path (v4.21 is noted as not read).
 	{"no-path", "stable-4.22", "4.22.1", "4.21.0", "operators-major.yaml", false, []string{"4.21", "4.22"}, false, ""},
+	// What the runtimes refuse (upgraph plan's gated goldens): OLM v0
+	// never installs prohibited-op's Prohibited update (blocked, and
+	// stranded again in v5.0); OLM v1 refuses needs-op's update, which
+	// declares olm.gvk.required (blocked, and refused again in v5.0 from
+	// a bundle that catalog lacks).
+	{"gated", "candidate-5.0", "4.22.0", "5.0.1", "operators-gated.yaml", false, []string{"4.22", "5.0"}, false, ""},
+	{"gated-v1", "candidate-5.0", "4.22.0", "5.0.1", "operators-gated.yaml", false, []string{"4.22", "5.0"}, false, "v1"},
 }
 
 // cliPlan runs upgraph plan on the tree with its catalogs.
@@ -419,6 +451,15 @@ func TestPlanView(t *testing.T) {
 		p.eval(t, `document.getElementById('plan-olm').value`, &olm)
 		if wantOLM := cmp.Or(c.olm, "v0"); olm != wantOLM || (c.olm != "" && !strings.Contains(search, "olm="+c.olm)) {
 			t.Errorf("%s: the runtime select is %q, the URL %q: want %s", c.name, olm, search, wantOLM)
+		}
+		if strings.HasPrefix(c.name, "gated") {
+			// The blocked operator's row names the runtime's refusal.
+			reason := map[string]string{"gated": "prohibited", "gated-v1": "refused-by-v1"}[c.name]
+			var row string
+			p.eval(t, fmt.Sprintf(`(document.querySelector('#plan-out tr[data-state=blocked][data-reason=%q]') || {}).textContent || ''`, reason), &row)
+			if !want.Blocked || !strings.Contains(row, "cannot update") {
+				t.Errorf("%s: the blocked row does not say %s: %q", c.name, reason, row)
+			}
 		}
 		if !want.Release.Found {
 			var shown bool

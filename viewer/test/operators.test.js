@@ -293,4 +293,26 @@ test('next file: OLM v0 path and OLM v1 pick, marked on the graph', () => {
   assert.equal(none.v0.next, '');
   assert.equal(none.v1.pick, '');
   assert.equal(pathEdges(m, none).v0.size, 0);
+  assert.equal(none.v0.stranded, null);
+  assert.equal(none.v1.refusal, null);
+
+  // OLM v1 refuses its pick (it declares a dependency): no pick, no edge
+  // marked, the refusal read; across catalogs, the winner and one line a
+  // catalog. OLM v0 stops before a Prohibited bundle.
+  const refused = readNext({
+    installed: { name: 'demo.v1.0.0' },
+    olmV0: { head: 'demo.v1.4.0', next: null, pathToHead: [], reachesHead: false,
+      stranded: { at: 'demo.v1.0.0', bundle: 'demo.v1.4.0', property: 'olm.deprecated', message: 'OLM v0 never installs demo.v1.4.0' } },
+    olmV1: { candidates: [{ name: 'demo.v1.4.0', via: [{ type: 'skipRange' }] }, { name: 'demo.v1.0.0', installed: true }], pick: null,
+      refusal: { bundle: 'demo.v1.4.0', property: 'olm.gvk.required', message: 'validating bundle "demo.v1.4.0": …' }, error: 'validating bundle "demo.v1.4.0": …' },
+    olmV1Catalog: 'certified',
+    olmV1PerCatalog: [{ catalog: 'certified', priority: 10, found: true, candidates: 2, first: { name: 'demo.v1.4.0' } }, { catalog: 'community', priority: 0, found: false, candidates: 0 }],
+  });
+  assert.equal(refused.v1.pick, '');
+  assert.deepEqual(refused.v1.refusal, { bundle: 'demo.v1.4.0', property: 'olm.gvk.required', message: 'validating bundle "demo.v1.4.0": …' });
+  assert.equal(refused.v1.catalog, 'certified');
+  assert.deepEqual(refused.v1.perCatalog, [{ catalog: 'certified', priority: 10, found: true, candidates: 2, first: 'demo.v1.4.0' },
+    { catalog: 'community', priority: 0, found: false, candidates: 0, first: '' }]);
+  assert.equal(pathEdges(m, refused).v1.size, 0);
+  assert.deepEqual(refused.v0.stranded, { at: 'demo.v1.0.0', bundle: 'demo.v1.4.0', property: 'olm.deprecated', message: 'OLM v0 never installs demo.v1.4.0' });
 });

@@ -11,7 +11,7 @@ import {
   parseMinor, normalizeMinor, minorBlocks, minorAllows, bundleAllows, firstAllowing, planCrossings, eusSteps,
   catalogMinor, defaultCatalogs, parseInstalls, encodeInstalls, decodeInstalls, encodeCatalogMap, decodeCatalogMap,
   rangeHolds, v0Order, v0FirstHop, isPlanURL, readPlanState, planSearch,
-  v1FirstHop, eusChannels, unionDocs, Graph, PlanCatalog, nextPath, packageGraphPath,
+  v1FirstHop, v1FirstPick, v1Refusal, eusChannels, unionDocs, Graph, PlanCatalog, nextPath, packageGraphPath,
 } from '../web/graph.js';
 
 const M = (s) => parseMinor(s);
@@ -200,6 +200,78 @@ test('PlanCatalog.routeV1', async () => {
   // The head itself: found, no hop.
   rt = await cat.route('p', 'stable', { name: 'p.v3', version: '3.0.0' }, 'v1');
   assert.deepEqual([rt.found, rt.hops.length], [true, 0]);
+});
+
+// What the runtimes refuse (catalog/plan with h1's rules): OLM v0 never
+// takes a Prohibited entry (legacy olm.deprecated) and says so when it
+// was the only way; OLM v1 validates what it resolved, the installed
+// version included, and refuses a dependency with no fallback.
+test('v0FirstHop skips Prohibited entries', () => {
+  const blob = { entries: [
+    { name: 'x.v1.0.0' },
+    { name: 'x.v1.1.0', replaces: 'x.v1.0.0', skipRange: '>=0.9.0 <1.1.0' },
+    { name: 'x.v1.2.0', replaces: 'x.v1.1.0', skipRange: '>=0.9.0 <1.2.0' },
+  ] };
+  const order = v0Order(blob, 'x.v1.2.0');
+  const inst = { name: 'x.v0.9.5', version: '0.9.5' };
+  assert.deepEqual(v0FirstHop(order, inst, (n) => n === 'x.v1.2.0'), { name: 'x.v1.1.0', via: ['skipRange'] });
+  assert.deepEqual(v0FirstHop(order, inst, (n) => n !== 'x.v1.0.0'), { prohibited: 'x.v1.2.0' });
+  assert.deepEqual(v0FirstHop(order, inst), { name: 'x.v1.2.0', via: ['skipRange'] });
+});
+
+test('v1FirstPick and v1Refusal', () => {
+  const blob = { entries: [{ name: 'p.v1.1.0', skipRange: '<1.1.0' }, { name: 'p.v1.0.0' }] };
+  const nodes = [{ name: 'p.v1.0.0', version: '1.0.0' }, { name: 'p.v1.1.0', version: '1.1.0' }];
+  assert.deepEqual(v1FirstPick(blob, nodes, { name: 'x', version: '1.0.0' }), { name: 'p.v1.1.0', via: ['skipRange'], installed: false });
+  assert.deepEqual(v1FirstPick(blob, nodes, { name: 'x', version: '1.1.0' }), { name: 'p.v1.1.0', via: [], installed: true });
+  assert.equal(v1FirstHop(blob, nodes, { name: 'x', version: '1.1.0' }), null);
+  assert.equal(v1FirstPick({ entries: [] }, nodes, { name: 'x', version: '1.0.0' }), null);
+  // The first dependency property in the bundle's order, the controller's message.
+  assert.deepEqual(v1Refusal({ name: 'b', properties: [{ type: 'olm.package' }, { type: 'olm.constraint' }, { type: 'olm.gvk.required' }] }),
+    { bundle: 'b', property: 'olm.constraint', message: 'validating bundle "b": bundle "b" has a dependency declared via property "olm.constraint" which is currently not supported' });
+  assert.equal(v1Refusal({ name: 'b', properties: [{ type: 'olm.gvk' }, { type: 'olm.deprecated' }] }), null);
+});
+
+test('PlanCatalog routes stop where the runtime refuses', async () => {
+  const files = new Map();
+  const pkg = { name: 'p', defaultChannel: 'stable', channels: [{ name: 'stable', head: 'p.v3' }], nodes: [
+    { name: 'p.v1', version: '1.0.0', channels: ['stable'] }, { name: 'p.v2', version: '2.0.0', channels: ['stable'] },
+    { name: 'p.v3', version: '3.0.0', channels: ['stable'] }] };
+  files.set('operators/c/catalog.json', { packages: [{ name: 'p' }] });
+  files.set(packageGraphPath('c', 'p'), pkg);
+  const ref = { bundle: 'p.v3', property: 'olm.gvk.required', message: 'validating bundle "p.v3": …' };
+  files.set(nextPath('c', 'p', 'stable', 'p.v1'), {
+    olmV0: { head: 'p.v3', pathToHead: [{ name: 'p.v2', via: [{ type: 'replaces' }] }], reachesHead: false, stranded: { at: 'p.v2', bundle: 'p.v3', property: 'olm.deprecated' } },
+    olmV1: { pick: { name: 'p.v2', via: [{ type: 'replaces' }] } },
+  });
+  files.set(nextPath('c', 'p', 'stable', 'p.v2'), { olmV1: { pick: null, refusal: ref, error: ref.message } });
+  const texts = new Map([
+    ['operators/c/metas/package/p/olm.channel.jsonl', `${JSON.stringify({ schema: 'olm.channel', name: 'stable', entries: [
+      { name: 'p.v1' }, { name: 'p.v2', replaces: 'p.v1' }, { name: 'p.v3', replaces: 'p.v2', skipRange: '<3.0.0' }] })}\n`],
+    ['operators/c/metas/package/p/olm.bundle.jsonl', [
+      { schema: 'olm.bundle', name: 'p.v1', properties: [] },
+      { schema: 'olm.bundle', name: 'p.v2', properties: [{ type: 'olm.deprecated', value: {} }] },
+      { schema: 'olm.bundle', name: 'p.v3', properties: [{ type: 'olm.gvk.required', value: {} }, { type: 'olm.deprecated', value: {} }] },
+    ].map((b) => JSON.stringify(b)).join('\n')],
+  ]);
+  const cat = new PlanCatalog('c', async (path) => files.get(path) || null, async (path) => texts.get(path) || null);
+  // From next/ files: OLM v1 stops at p.v2 (its resolution is refused), OLM v0 before the Prohibited p.v3.
+  let rt = await cat.route('p', 'stable', { name: 'p.v1', version: '1.0.0' }, 'v1');
+  assert.deepEqual([rt.found, rt.reason, rt.hops.map((h) => h.to.name)], [false, 'refused-by-v1', ['p.v2']]);
+  assert.match(rt.message, /^OLM v1 cannot update p\.v2: p\.v3 declares olm\.gvk\.required, and operator-controller refuses/);
+  rt = await cat.route('p', 'stable', { name: 'p.v1', version: '1.0.0' }, 'v0');
+  assert.deepEqual([rt.found, rt.reason, rt.hops.map((h) => h.to.name)], [false, 'prohibited', ['p.v2']]);
+  assert.match(rt.message, /^OLM v0 cannot update p\.v2: its next bundle p\.v3 has the legacy olm\.deprecated property/);
+  // From a bundle the catalog lacks: the olm.bundle blobs say. OLM v1
+  // resolves p.v3 (the highest successor) and refuses it; OLM v0's only
+  // hop from 0.5.0 is the Prohibited p.v3.
+  const old = { name: 'p.v0', version: '0.5.0' };
+  rt = await cat.route('p', 'stable', old, 'v1');
+  assert.deepEqual([rt.found, rt.reason, rt.hops.length], [false, 'refused-by-v1', 0]);
+  assert.match(rt.message, /^OLM v1 cannot update p\.v0: p\.v3 declares olm\.gvk\.required/);
+  rt = await cat.route('p', 'stable', old, 'v0');
+  assert.deepEqual([rt.found, rt.reason, rt.hops.length], [false, 'prohibited', 0]);
+  assert.match(rt.message, /^OLM v0 cannot update p\.v0: its next bundle p\.v3/);
 });
 
 test('eusChannels: the EUS channels between the two minors, in the tree order', () => {

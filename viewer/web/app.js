@@ -1199,9 +1199,16 @@ function createOperators(ctx) {
     if (!n) return el('p', { id: 'op-next', class: 'muted', text: 'Pick the version a cluster runs (here or in the graph) to see what OLM v0 and OLM v1 update it to.' });
     const v0 = n.v0, v1 = n.v1;
     const v0Box = el('div', { id: 'op-v0', 'data-next': v0.next, 'data-head': v0.head, 'data-reaches-head': String(v0.reachesHead) });
+    // OLM v0 stops before a Prohibited bundle (legacy olm.deprecated):
+    // the resolver never installs it, so the install stays at st.at.
+    const st = v0.stranded;
+    const strandedBox = st ? el('p', { id: 'op-v0-stranded', class: 'nopath', 'data-bundle': st.bundle, 'data-at': st.at, 'data-property': st.property },
+      el('span', { text: 'Stranded: ' }), bundleButton(st.bundle, entries), ' ', el('span', { class: 'badge refused', text: 'Prohibited' }),
+      ` has the legacy ${st.property} property: OLM v0 never installs it, so ${st.at === n.installed ? 'the installed bundle' : versionOf(st.at)} stays.`,
+      el('div', { class: 'deprecation', text: st.message })) : null;
     if (v0.error) v0Box.append(el('p', { class: 'nopath', text: v0.error }));
     else if (!v0.next) {
-      v0Box.append(el('p', { class: 'summary', text: n.installed === v0.head ? 'No update: the installed bundle is the channel head.' : `No update: no entry of ${state.channel} has an edge from it; it never reaches the head ${versionOf(v0.head)}.` }));
+      v0Box.append(st ? strandedBox : el('p', { class: 'summary', text: n.installed === v0.head ? 'No update: the installed bundle is the channel head.' : `No update: no entry of ${state.channel} has an edge from it; it never reaches the head ${versionOf(v0.head)}.` }));
     } else {
       v0Box.append(el('p', { class: 'row' }, el('span', { text: 'Next: ' }), bundleButton(v0.next, entries), ' ', ...viaBadges(v0.nextVia)));
       v0Box.append(el('p', { class: v0.reachesHead ? 'summary' : 'nopath', text: v0.reachesHead
@@ -1209,15 +1216,35 @@ function createOperators(ctx) {
         : `${countOf(v0.path.length, 'hop')}, then stuck short of the head ${versionOf(v0.head)}` }));
       v0Box.append(el('ol', { id: 'op-v0-path', class: 'hops' }, ...v0.path.map((h) => el('li', { 'data-name': h.name, 'data-via': h.via.join(',') },
         bundleButton(h.name, entries), ' ', ...viaBadges(h.via)))));
+      if (strandedBox) v0Box.append(strandedBox);
     }
-    const v1Box = el('div', { id: 'op-v1', 'data-pick': v1.pick });
-    if (v1.error) v1Box.append(el('p', { class: 'nopath', text: v1.error }));
+    const ref = v1.refusal;
+    const v1Box = el('div', { id: 'op-v1', 'data-pick': v1.pick, 'data-refused': ref ? ref.bundle : '', 'data-catalog': v1.catalog });
+    if (v1.catalog || v1.perCatalog.length) {
+      // Several catalogs of the tree have the package: OLM v1 chooses
+      // across them (non-deprecated first, then the highest priority; a
+      // tie is an error).
+      v1Box.append(el('p', { id: 'op-v1-catalog', class: 'row' }, el('span', { text: v1.catalog ? `From catalog ${v1.catalog}, of ${countOf(v1.perCatalog.length, 'catalog')}:` : `No catalog wins, of ${countOf(v1.perCatalog.length, 'catalog')}:` })));
+      v1Box.append(el('ul', { id: 'op-v1-catalogs', class: 'plain' }, ...v1.perCatalog.map((c) => el('li', { 'data-catalog': c.catalog, 'data-won': String(c.catalog === v1.catalog) },
+        el('code', { text: c.catalog }), ` priority ${c.priority}: `,
+        c.found ? `${countOf(c.candidates, 'candidate')}${c.first ? `, first ${versionOf(c.first)}` : ''}` : 'no such package',
+        c.catalog === v1.catalog ? ' ' : null, c.catalog === v1.catalog ? el('span', { class: 'badge pick', text: 'chosen' }) : null))));
+    }
+    if (ref) {
+      // operator-controller resolved to a bundle that declares a
+      // dependency and refuses it: no pick, no fallback to an older one.
+      v1Box.append(el('p', { id: 'op-v1-refusal', class: 'nopath', 'data-bundle': ref.bundle, 'data-property': ref.property },
+        el('span', { text: 'Refused: resolves to ' }), bundleButton(ref.bundle, entries), ` which declares ${ref.property}; operator-controller fails the resolution, with no fallback to an older bundle, so the installed bundle stays.`,
+        el('div', { class: 'deprecation', text: ref.message })));
+    }
+    if (v1.error && !ref) v1Box.append(el('p', { class: 'nopath', text: v1.error }));
     else {
-      v1Box.append(el('p', { class: 'summary', text: !v1.pick ? 'No candidate.' : v1.pickInstalled ? 'Stays on the installed bundle.' : `Picks ${versionOf(v1.pick)}.` }));
+      if (!ref) v1Box.append(el('p', { class: 'summary', text: !v1.pick ? 'No candidate.' : v1.pickInstalled ? 'Stays on the installed bundle.' : `Picks ${versionOf(v1.pick)}.` }));
       v1Box.append(el('ol', { id: 'op-v1-candidates', class: 'hops' }, ...v1.candidates.map((c) => {
-        const li = el('li', { 'data-name': c.name, 'data-installed': String(c.installed), 'data-pick': String(c.name === v1.pick) },
+        const li = el('li', { 'data-name': c.name, 'data-installed': String(c.installed), 'data-pick': String(c.name === v1.pick), 'data-refused': String(!!ref && c.name === ref.bundle) },
           bundleButton(c.name, entries), ' ',
           c.name === v1.pick ? el('span', { class: 'badge pick', text: 'pick' }) : null,
+          ref && c.name === ref.bundle ? el('span', { class: 'badge refused', text: `refused: ${ref.property}` }) : null,
           c.installed ? el('span', { class: 'badge', text: 'installed' }) : null,
           c.deprecated ? el('span', { class: 'badge deprecated', text: 'deprecated' }) : null,
           ...viaBadges(c.via));
@@ -1260,6 +1287,7 @@ function createOperators(ctx) {
         { selector: 'node.other', style: { opacity: 0.5 } },
         { selector: 'node.onpath', style: { 'outline-width': 3, 'outline-color': '#0b62d6', 'outline-offset': 2 } },
         { selector: 'node.pick', style: { 'underlay-color': '#1f8a3b', 'underlay-padding': 7, 'underlay-opacity': 0.45, 'underlay-shape': 'round-rectangle' } },
+        { selector: 'node.refused', style: { 'border-color': '#b00020', 'border-width': 3, 'border-style': 'solid', 'background-color': '#f8d7da' } },
         { selector: 'node.installed', style: { 'background-color': '#0b62d6', color: '#fff', 'font-weight': 'bold' } },
         { selector: 'edge', style: {
           width: 1.4, 'line-color': '#5f6b76', 'target-arrow-color': '#5f6b76', 'target-arrow-shape': 'triangle',
@@ -1378,6 +1406,10 @@ function createOperators(ctx) {
     if (state.installed) add(state.installed, 'installed');
     for (const id of marks.v0Nodes) add(id, 'onpath');
     if (pick) add(pick, 'pick');
+    // What a runtime refuses: OLM v1's refused pick, OLM v0's Prohibited
+    // next bundle.
+    if (ops.next && ops.next.v1.refusal) add(ops.next.v1.refusal.bundle, 'refused');
+    if (ops.next && ops.next.v0.stranded) add(ops.next.v0.stranded.bundle, 'refused');
     for (const id of marks.v0) add(id, 'onpath');
     for (const id of marks.v1) add(id, 'pick');
     const otherKey = state.view === 'package' ? `${ops.graphKey}\n${state.channel}` : '';
@@ -1387,7 +1419,7 @@ function createOperators(ctx) {
         const before = prev.get(id) || [], after = want.get(id) || [];
         const e = cy.getElementById(id);
         if (e.empty()) continue;
-        for (const c of ['installed', 'onpath', 'pick']) {
+        for (const c of ['installed', 'onpath', 'pick', 'refused']) {
           if (before.includes(c) !== after.includes(c)) e.toggleClass(c, after.includes(c));
         }
       }
@@ -1622,13 +1654,14 @@ function createPlan() {
     const eus = h.eus ? ` · EUS ${h.eus.from} → ${h.eus.to}, step ${h.eus.step}${h.eus.step === 2 ? ' (worker pools paused)' : ''}` : '';
     const rows = h.operators.map((o) => {
       const st = o.state === 'update-required' ? `update to ${o.update.to.name} (${o.update.to.version}) first: ${o.update.hops.map((x) => x.to).join(' → ')}`
-        : o.state === 'blocked' ? `blocked${o.otherChannels.length ? `; channel ${o.otherChannels.map((c) => `${c.channel} reaches ${c.to.name}`).join(', ')}` : ''}` : 'compatible';
+        : o.state === 'blocked' ? `blocked${o.path && o.path.message ? `: ${o.path.message}` : ''}${o.otherChannels.length ? `; channel ${o.otherChannels.map((c) => `${c.channel} reaches ${c.to.name}`).join(', ')}` : ''}` : 'compatible';
       const n = o.next;
       const nx = n.state === 'reaches-head' ? `reaches the head ${n.route.head}${n.route.hops.length ? ` in ${plural(n.route.hops.length, 'hop')}` : ''}`
-        : n.state === 'stranded' ? `stranded (${n.route.reason || 'stops short of the head'})`
+        : n.state === 'stranded' ? `stranded (${n.route.message || n.route.reason || 'stops short of the head'})`
           : n.state === 'channel-gone' ? `channel gone (has ${n.channels.join(', ')}; default ${n.defaultChannel})` : 'package gone';
       const max = o.installed.maxOpenShiftVersionError ? 'invalid' : o.installed.maxOpenShiftVersion || '—';
-      return el('tr', { 'data-package': o.package, 'data-state': o.state, 'data-next': n.state },
+      return el('tr', { 'data-package': o.package, 'data-state': o.state, 'data-next': n.state,
+        'data-reason': (o.path && o.path.reason) || '', 'data-next-reason': (n.route && n.route.reason) || '' },
         el('td', { text: `${o.package} (${o.channel})` }),
         el('td', { text: `${o.installed.name} · max ${max}` }),
         el('td', { class: `st-${o.state}`, text: st, title: o.message }),

@@ -640,24 +640,34 @@ const viaTypes = (h) => (h && h.via ? h.via.map((v) => v.type) : []);
 
 // readNext reads a per installed bundle file into what the page shows:
 // {installed, v0: {head, next, path: [{name, version, via}], reachesHead,
-// semantics, error}, v1: {channels, candidates: [{name, version,
-// installed, deprecated, via}], pick, semantics, error}}, names for
-// bundles and type lists for via.
+// stranded: {at, bundle, property, message} or null, semantics, error},
+// v1: {channels, candidates: [{name, version, installed, deprecated,
+// via}], pick, refusal: {bundle, property, message} or null, catalog,
+// perCatalog: [{catalog, priority, found, candidates, first}], semantics,
+// error}}, names for bundles and type lists for via. stranded is OLM v0
+// stopping before a Prohibited bundle (legacy olm.deprecated); refusal is
+// operator-controller refusing the bundle it resolved (it declares a
+// dependency): there is no pick then, and no fallback.
 export function readNext(doc) {
   const v0 = doc.olmV0 || {};
   const v1 = doc.olmV1 || {};
   const hop = (h) => ({ name: h.name, version: h.version || '', via: viaTypes(h) });
+  const st = v0.stranded, ref = v1.refusal;
   return {
     installed: (doc.installed || {}).name || '',
     v0: {
       head: v0.head || '', next: v0.next ? v0.next.name : '', nextVia: viaTypes(v0.next),
       path: (v0.pathToHead || []).map(hop), reachesHead: !!v0.reachesHead,
+      stranded: st ? { at: st.at || '', bundle: st.bundle || '', property: st.property || '', message: st.message || '' } : null,
       semantics: v0.semantics || '', error: v0.error || '',
     },
     v1: {
       channels: v1.channels || [],
       candidates: (v1.candidates || []).map((c) => ({ name: c.name, version: c.version || '', installed: !!c.installed, deprecated: c.deprecated || '', via: viaTypes(c) })),
       pick: v1.pick ? v1.pick.name : '', pickInstalled: !!(v1.pick && v1.pick.installed),
+      refusal: ref ? { bundle: ref.bundle || '', property: ref.property || '', message: ref.message || '' } : null,
+      catalog: doc.olmV1Catalog || '',
+      perCatalog: (doc.olmV1PerCatalog || []).map((c) => ({ catalog: c.catalog, priority: c.priority || 0, found: !!c.found, candidates: c.candidates || 0, first: c.first ? c.first.name : '' })),
       semantics: v1.semantics || '', error: v1.error || '',
     },
   };
@@ -961,17 +971,47 @@ export function v0Order(blob, head) {
 // v0FirstHop is OLM v0's next bundle from an installed bundle ({name,
 // version}) the channel does not list: the first entry of v0Order with
 // replaces or skips naming it, or a skipRange holding its version
-// ({name, via: [types]}), or null.
-export function v0FirstHop(order, inst) {
+// ({name, via: [types]}), or null. Entries prohibited(name) says are
+// Prohibited (legacy olm.deprecated) are never taken (model.ResolveV0):
+// when they are the only ones, {prohibited: the first of them}.
+export function v0FirstHop(order, inst, prohibited = () => false) {
+  let passed = '';
   for (const e of order) {
     const via = [];
     if (e.replaces === inst.name) via.push('replaces');
     if ((e.skips || []).includes(inst.name)) via.push('skips');
     if (e.skipRange && rangeHolds(e.skipRange, inst.version)) via.push('skipRange');
-    if (via.length) return e.name === inst.name ? null : { name: e.name, via };
+    if (!via.length) continue;
+    if (prohibited(e.name)) {
+      passed ||= e.name;
+      continue;
+    }
+    if (e.name === inst.name) break;
+    return { name: e.name, via };
   }
-  return null;
+  return passed ? { prohibited: passed } : null;
 }
+
+// DEPENDENCY_PROPERTIES are the property types operator-controller's
+// NoDependencyValidation refuses in a resolved bundle.
+export const DEPENDENCY_PROPERTIES = ['olm.package.required', 'olm.gvk.required', 'olm.constraint'];
+
+// v1Refusal is model.Bundle.V1Refusal on an olm.bundle blob: the first
+// dependency property in the bundle's order and the controller's message,
+// or null.
+export function v1Refusal(blob) {
+  const dep = (blob.properties || []).find((x) => DEPENDENCY_PROPERTIES.includes(x.type));
+  if (!dep) return null;
+  return { bundle: blob.name, property: dep.type,
+    message: `validating bundle "${blob.name}": bundle "${blob.name}" has a dependency declared via property "${dep.type}" which is currently not supported` };
+}
+
+// refusedMessage and prohibitedMessage are catalog/upgrade's
+// RefusedReason and ProhibitedReason messages.
+export const refusedMessage = (installed, ref) => `OLM v1 cannot update ${installed}: ${ref.bundle} declares ${ref.property}, and operator-controller refuses a resolved bundle that declares a dependency, `
+  + `with no fallback to an older one (${ref.message})`;
+export const prohibitedMessage = (installed, bundle) => `OLM v0 cannot update ${installed}: its next bundle ${bundle} has the legacy olm.deprecated property, which makes it Prohibited: `
+  + `the resolver never installs it, so ${installed} stays`;
 
 // v1FirstHop is OLM v1's pick (model.ResolveV1 with the channel as
 // filter) for an installed bundle ({name, version}) the channel does not
@@ -982,6 +1022,15 @@ export function v0FirstHop(order, inst) {
 // via: [types]}, or null when there is none or the pick is the installed
 // version (it stays). Releases are not compared (the version only).
 export function v1FirstHop(blob, nodes, inst) {
+  const pick = v1FirstPick(blob, nodes, inst);
+  return !pick || pick.installed ? null : { name: pick.name, via: pick.via };
+}
+
+// v1FirstPick is v1FirstHop's pick before it is validated, the installed
+// version included ({name, via, installed}), or null when there is no
+// candidate: operator-controller validates whatever it resolved, staying
+// or not.
+export function v1FirstPick(blob, nodes, inst) {
   const entries = new Map((blob.entries || []).map((e) => [e.name, e]));
   const cands = [];
   for (const n of nodes || []) {
@@ -999,7 +1048,7 @@ export function v1FirstHop(blob, nodes, inst) {
   const sorted = cands.map((c, i) => [c, i]).sort(([a, i], [b, j]) => (a.deprecated - b.deprecated)
     || (parseSemver(a.version) ? (parseSemver(b.version) ? compareSemver(b.version, a.version) : -1) : (parseSemver(b.version) ? 1 : 0)) || i - j);
   const pick = sorted[0][0];
-  return pick.installed ? null : { name: pick.name, via: pick.via };
+  return { name: pick.name, via: pick.via, installed: pick.installed };
 }
 
 // eusChannels is generator/path's EUSChannels for a tree: every
@@ -1080,6 +1129,27 @@ export class PlanCatalog {
       maxOpenShiftVersion: n.maxOpenShiftVersion || '', maxOpenShiftVersionError: bad ? bad.message : '',
     };
   }
+  // refusals are what the runtimes refuse among the bundles of package
+  // p, read from its olm.bundle blobs (metas/): a Map from bundle name to
+  // {refusal: v1Refusal or null, prohibited: the legacy olm.deprecated
+  // property}. Only a route from a bundle the channel lacks needs them
+  // (the next/ files answer for the others).
+  refusals(p) {
+    const key = `\u0000refusals\u0000${p}`;
+    if (!this.cache.has(key)) {
+      this.cache.set(key, this.get(`${catalogDir(this.name)}metas/package/${encodeName(p)}/olm.bundle.jsonl`, true).then((text) => {
+        const out = new Map();
+        for (const line of (text || '').split('\n')) {
+          if (!line.trim()) continue;
+          const b = JSON.parse(line);
+          if (b.schema !== 'olm.bundle') continue;
+          out.set(b.name, { refusal: v1Refusal(b), prohibited: (b.properties || []).some((x) => x.type === 'olm.deprecated') });
+        }
+        return out;
+      }));
+    }
+    return this.cache.get(key);
+  }
   async channelBlob(p, ch) {
     const text = await this.get(`${catalogDir(this.name)}metas/package/${encodeName(p)}/olm.channel.jsonl`, true);
     for (const line of (text || '').split('\n')) {
@@ -1103,8 +1173,10 @@ export class PlanCatalog {
     let first = null;
     let from = inst.name;
     if (!node || !(node.channels || []).includes(ch)) {
-      const hop = v0FirstHop(v0Order(await this.channelBlob(p, ch), head), inst);
+      const refused = await this.refusals(p);
+      const hop = v0FirstHop(v0Order(await this.channelBlob(p, ch), head), inst, (name) => !!(refused.get(name) || {}).prohibited);
       if (!hop) return { head, found: false, hops: [], reason: 'stranded' };
+      if (hop.prohibited) return { head, found: false, hops: [], reason: 'prohibited', message: prohibitedMessage(inst.name, hop.prohibited) };
       first = { from: inst.name, to: await this.bundle(p, hop.name), via: hop.via };
       from = hop.name;
     }
@@ -1117,6 +1189,11 @@ export class PlanCatalog {
       prev = h.name;
     }
     const found = inst.name === v0.head || !!v0.reachesHead;
+    // OLM v0 stops before a Prohibited bundle (the next/ file's
+    // olmV0.stranded): catalog/upgrade's reason prohibited.
+    if (!found && !v0.error && v0.stranded) {
+      return { head: v0.head || head, found, hops, reason: 'prohibited', message: prohibitedMessage(v0.stranded.at, v0.stranded.bundle) };
+    }
     return { head: v0.head || head, found, hops, reason: found ? '' : v0.error ? 'channel-invalid' : 'stranded' };
   }
   // routeV1 is route with OLM v1 (catalog/upgrade's walkV1): from the
@@ -1132,17 +1209,28 @@ export class PlanCatalog {
     const node = doc.nodes.find((n) => n.name === inst.name);
     const hops = [];
     let cur = inst.name;
-    let reason = '';
+    let reason = '', message = '';
     if (!node || !(node.channels || []).includes(ch)) {
-      const hop = v1FirstHop(await this.channelBlob(p, ch), doc.nodes, inst);
-      if (!hop) return { head, found: false, hops: [], reason: 'stranded' };
-      hops.push({ from: inst.name, to: await this.bundle(p, hop.name), via: hop.via });
-      cur = hop.name;
+      // operator-controller validates what it resolved, the installed
+      // version included: a dependency refuses it, with no fallback.
+      const pick = v1FirstPick(await this.channelBlob(p, ch), doc.nodes, inst);
+      const ref = pick && ((await this.refusals(p)).get(pick.name) || {}).refusal;
+      if (ref) return { head, found: false, hops: [], reason: 'refused-by-v1', message: refusedMessage(inst.name, ref) };
+      if (!pick || pick.installed) return { head, found: false, hops: [], reason: 'stranded' };
+      hops.push({ from: inst.name, to: await this.bundle(p, pick.name), via: pick.via });
+      cur = pick.name;
     }
     const seen = new Set([inst.name, cur]);
     while (cur !== head) {
       const next = await this.get(nextPath(this.name, p, ch, cur));
       const v1 = (next && next.olmV1) || {};
+      if (v1.refusal) {
+        // The next/ file's refusal: OLM v1 resolves a bundle that
+        // declares a dependency and stays on cur.
+        reason = 'refused-by-v1';
+        message = refusedMessage(cur, v1.refusal);
+        break;
+      }
       if (v1.error || !v1.pick) {
         reason = v1.error && !v1.error.includes('no bundles found') ? 'channel-invalid' : 'stranded';
         break;
@@ -1158,7 +1246,9 @@ export class PlanCatalog {
     }
     const k = hops.findIndex((h) => h.to.name === head);
     const found = inst.name === head || k >= 0;
-    return { head, found, hops: k >= 0 ? hops.slice(0, k + 1) : hops, reason: found ? '' : reason || 'stranded' };
+    const rt = { head, found, hops: k >= 0 ? hops.slice(0, k + 1) : hops, reason: found ? '' : reason || 'stranded' };
+    if (!found && message) rt.message = message;
+    return rt;
   }
   // deprecations are the package's, the channel's (ch '' for none) and
   // the named bundles' olm.deprecations, as plan's deprecations.
@@ -1295,8 +1385,9 @@ async function stepOperator(s, c, cur, next, olm) {
         s.bundle = b;
       } else {
         oh.state = 'blocked';
-        oh.path = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops) };
-        oh.message = `${why}; no bundle on its OLM ${olm} path in channel ${s.channel} of the ${cur.name} catalog allows ${to}`;
+        oh.path = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops), reason: rt.reason || '' };
+        if (rt.message) oh.path.message = rt.message;
+        oh.message = `${why}; no bundle on its OLM ${olm} path in channel ${s.channel} of the ${cur.name} catalog allows ${to}${rt.message ? ` (${rt.reason}: ${rt.message})` : ''}`;
         for (const other of doc.channels) {
           if (other.name === s.channel) continue;
           const ort = await cur.route(s.pkg, other.name, s.bundle, olm);
@@ -1321,6 +1412,7 @@ async function stepOperator(s, c, cur, next, olm) {
     n.inChannel = !!node && (node.channels || []).includes(s.channel);
     const rt = await next.route(s.pkg, s.channel, s.bundle, olm);
     n.route = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops), reason: rt.reason };
+    if (rt.message) n.route.message = rt.message;
     n.state = rt.found ? 'reaches-head' : 'stranded';
     oh.deprecations = await next.deprecations(s.pkg, s.channel, [s.bundle.name, ...rt.hops.map((h) => h.to.name)]);
   }
