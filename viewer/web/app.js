@@ -1212,8 +1212,10 @@ function createOperators(ctx) {
     }
     const v1Box = el('div', { id: 'op-v1', 'data-pick': v1.pick });
     if (v1.error) v1Box.append(el('p', { class: 'nopath', text: v1.error }));
-    else {
-      v1Box.append(el('p', { class: 'summary', text: !v1.pick ? 'No candidate.' : v1.pickInstalled ? 'Stays on the installed bundle.' : `Picks ${versionOf(v1.pick)}.` }));
+    else v1Box.append(el('p', { class: 'summary', text: !v1.pick ? 'No candidate.' : v1.pickInstalled ? 'Stays on the installed bundle.' : `Picks ${versionOf(v1.pick)}.` }));
+    // A refused pick (operator-controller's NoDependencyValidation) keeps
+    // its candidates: the error says why none is installed.
+    if (!v1.error || v1.candidates.length) {
       v1Box.append(el('ol', { id: 'op-v1-candidates', class: 'hops' }, ...v1.candidates.map((c) => {
         const li = el('li', { 'data-name': c.name, 'data-installed': String(c.installed), 'data-pick': String(c.name === v1.pick) },
           bundleButton(c.name, entries), ' ',
