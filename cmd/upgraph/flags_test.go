@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/internal/bundletest"
+	"github.com/upgraph/upgraph/tree/sign"
 
 	"github.com/urfave/cli/v2"
 )
@@ -112,7 +113,7 @@ func TestInvalidFlags(t *testing.T) {
 		for key, b := range flagTestBases {
 			t.Run("base "+key, func(t *testing.T) {
 				t.Parallel()
-				dir := flagScaffold(t, fx, b.ownTree)
+				dir := flagScaffold(t, fx, b)
 				r := runBounded(t, dir, b.wait(), fx.args(b.args)...)
 				switch b.expect {
 				case baseWorks:
@@ -142,7 +143,7 @@ func TestInvalidFlags(t *testing.T) {
 					t.Fatalf("no base invocation %q", baseKey)
 				}
 				args := withFlagValue(fx.args(b.args), run.cmd, run.flag, fx.expand(run.value))
-				dir := flagScaffold(t, fx, b.ownTree)
+				dir := flagScaffold(t, fx, b)
 				before := dirState(t, dir)
 				r := runBounded(t, dir, b.wait(), args...)
 				what := "upgraph " + strings.Join(args, " ")
@@ -279,6 +280,11 @@ var invalidFlags = map[string]badFlag{
 	"publish --headers":      {bad: []string{"", "missing", "emptydir", "file.txt"}}, // file.txt is not header rules
 	"publish --max-deletes":  {bad: []string{"-2"}},                                  // -1: no limit; 0: delete nothing
 	"publish --max-attempts": {bad: []string{"0", "-1"}},
+
+	"--algorithm":        {bad: []string{"", "rsa", "ed448"}},
+	"--threshold":        {bad: []string{"", "root", "root=0", "root=3/2", "mirror=1", "root=1/99"}},
+	"--root-expiry":      {bad: []string{"0", "-1h"}},
+	"keys rotate --role": {bad: []string{"", "mirror"}},
 }
 
 var (
@@ -316,6 +322,9 @@ type flagBase struct {
 	// ownTree copies the demo tree into the working directory, as tree:
 	// serve writes its snapshots beside the tree it serves.
 	ownTree bool
+	// ownKeys makes a key directory in the working directory, as keys:
+	// keys rotate writes into it.
+	ownKeys bool
 }
 
 type flagBaseExpect int
@@ -347,7 +356,9 @@ var flagTestBases = map[string]flagBase{
 	"mirror bundle":   {args: "mirror --from {tree} --bundle demo.tar.gz"},
 	"publish": {args: "publish --endpoint http://127.0.0.1:1 --path-style --dry-run --max-attempts 1 {tree} s3://b/p",
 		expect: baseOffline},
-	"push": {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
+	"push":        {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
+	"keys init":   {args: "keys init keys"},
+	"keys rotate": {args: "keys rotate keys", ownKeys: true},
 }
 
 // flagBases names the base of a flag that the command's base cannot try.
@@ -450,10 +461,15 @@ func (fx *flagFixture) args(s string) []string {
 
 // flagScaffold makes a run's working directory: what values name, and an
 // empty TMPDIR.
-func flagScaffold(t *testing.T, fx *flagFixture, ownTree bool) string {
+func flagScaffold(t *testing.T, fx *flagFixture, b flagBase) string {
 	t.Helper()
 	dir := t.TempDir()
-	if ownTree {
+	if b.ownKeys {
+		if _, err := sign.Init(filepath.Join(dir, "keys"), sign.InitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.ownTree {
 		bundletest.CopyTree(t, fx.expand("{tree}"), filepath.Join(dir, "tree"))
 	}
 	write(t, filepath.Join(dir, "file.txt"), "neither a tree, a bundle, PEM nor header rules\n")

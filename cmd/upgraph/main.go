@@ -65,6 +65,7 @@ func newApp() *cli.App {
 			verifyCommand(),
 			publishCommand(),
 			pushCommand(),
+			keysCommand(),
 			docsCommand(),
 		},
 		// The global flags are checked before any command starts.
