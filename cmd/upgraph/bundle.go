@@ -156,8 +156,16 @@ host publishing a tree, an s3://BUCKET/PREFIX, an oci://REGISTRY/REPO:TAG (or
 (oci-layout:DIR[:TAG]). A directory must hold nothing unlisted; a bundle must
 match LOCATION.sha256 when that file exists; an image's layer must have its
 digest and index.json the digest its annotation names. Every bad file is
-named; the exit status is 1 if there is any.`,
-		Flags:  treeFlags(),
+named; the exit status is 1 if there is any.
+
+--trust ROOT.json (the root of upgraph keys init, or one a publisher
+handed out) also runs TUF's client workflow over the tree's tuf/ (see
+docs/signing.md): the root chain from ROOT.json, thresholds, expiry
+against now, versions no older than those in --state FILE (raised on
+success), and every file against the signed targets. A refusal names the
+threat it stops: tamper, mix-and-match, rollback, freeze, wrong-key,
+root-rotation, or unsigned.`,
+		Flags:  append(treeFlags(), trustFlags()...),
 		Action: withLog(runVerify),
 	}
 }
@@ -169,6 +177,19 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	p := c.Args().First()
 	if err := firstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
 		return err
+	}
+	check, err := trustCheck(c)
+	if err != nil {
+		return err
+	}
+	signed := ""
+	if check != nil {
+		// Signatures first: a refusal names the threat.
+		v, err := check.VerifyLocation(c.Context, p, treeOptions(c, log))
+		if err != nil {
+			return err
+		}
+		signed = fmt.Sprintf(", signed (root %d, targets %d, snapshot %d, timestamp %d)", v.Root, v.Targets, v.Snapshot, v.Timestamp)
 	}
 	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))
 	if err != nil {
@@ -184,8 +205,8 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	case loc.Kind == tree.KindBundle:
 		what = "bundle, no checksum file"
 	}
-	fmt.Fprintf(c.App.Writer, "ok %s (%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
-		p, what, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
+	fmt.Fprintf(c.App.Writer, "ok %s (%s%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
+		p, what, signed, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
 	return nil
 }
 

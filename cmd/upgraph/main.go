@@ -66,6 +66,7 @@ func newApp() *cli.App {
 			publishCommand(),
 			pushCommand(),
 			keysCommand(),
+			signCommand(),
 			docsCommand(),
 		},
 		// The global flags are checked before any command starts.

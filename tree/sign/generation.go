@@ -213,3 +213,29 @@ func metaFile(version int64, data []byte) *metadata.MetaFiles {
 	h, _ := hex.DecodeString(manifest.SHA256(data))
 	return &metadata.MetaFiles{Version: version, Length: int64(len(data)), Hashes: metadata.Hashes{"sha256": h}}
 }
+
+// Signer returns what generator.RenderOptions.Sign calls for a
+// generation replacing the one in directory out (resolved, as
+// writer.Resolve returns it): the key directory keyDir opened, the
+// versions of out's signed generation read, now, so that a key or a
+// previous generation that cannot be read fails the run before anything
+// is rendered.
+func Signer(keyDir, out string, opts GenerationOptions) (func(index []byte, m *manifest.Manifest) (map[string][]byte, error), error) {
+	kd, err := OpenKeys(keyDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, role := range []string{metadata.TARGETS, metadata.SNAPSHOT, metadata.TIMESTAMP} {
+		if _, err := kd.signers(role); err != nil {
+			return nil, fmt.Errorf("signing %s: %w", role, err)
+		}
+	}
+	prev, err := Previous(out)
+	if err != nil {
+		return nil, err
+	}
+	opts.Previous = prev
+	return func(index []byte, m *manifest.Manifest) (map[string][]byte, error) {
+		return kd.Generation(index, m, opts)
+	}, nil
+}

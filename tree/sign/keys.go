@@ -541,3 +541,16 @@ func Describe(root *metadata.Metadata[metadata.RootType]) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ReadRoot reads and parses a root file, such as a --trust ROOT.json.
+func ReadRoot(p string) (*metadata.Metadata[metadata.RootType], error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	r, err := metadata.Root().FromBytes(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a TUF root: %w", p, err)
+	}
+	return r, nil
+}
