@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -35,7 +36,14 @@ prefix SRC by DST, longest match first, keeping digests:
 The tree's operator catalogs are carried too (--catalog and --package
 select them), their bundle and related images rewritten by the same
 --payload-mirror rules, and rendered again; their source is recorded
-with the prefix "mirror:" (docs/operators.md).`,
+with the prefix "mirror:" (docs/operators.md).
+
+--trust ROOT.json requires SRC to be a tree signed under that root (see
+verify --trust, docs/signing.md) and refuses it otherwise, before reading
+anything else from it. The mirror is rendered again, so it is a new
+generation: the source's signatures cannot carry over. --sign KEYDIR
+signs it with the site's own keys (tuf/ in the tree or the bundle), each
+version one more than --out's previous signed generation.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
@@ -49,7 +57,7 @@ with the prefix "mirror:" (docs/operators.md).`,
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
 			&cli.BoolFlag{Name: "viewer", Usage: "write the static viewer even if the source tree has none"},
-		}, append(guardFlags(), treeFlags()...)...),
+		}, append(append(guardFlags(), treeFlags()...), append(trustFlags(), signFlags()...)...)...),
 		Action: withLog(runMirrorTree),
 	}
 }
@@ -105,6 +113,27 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 		opts.Check, err = generationGuard(c.Context, c, "bundle", opts.Bundle, true)
 	}
 	if err != nil {
+		return err
+	}
+	check, err := trustCheck(c)
+	if err != nil {
+		return err
+	}
+	if check != nil {
+		opts.Verify = func(ctx context.Context, t tree.Tree) error {
+			_, err := check.Verify(ctx, t, false)
+			return err
+		}
+	}
+	// The versions follow a tree output's previous generation; a bundle
+	// has none to follow (a scratch directory is signed).
+	prev := ""
+	if opts.Out != "" {
+		if prev, err = writer.Resolve(opts.Out); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if opts.Sign, err = generationSigner(c, prev, opts.GeneratedAt); err != nil {
 		return err
 	}
 	start := time.Now()

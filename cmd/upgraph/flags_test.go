@@ -369,6 +369,8 @@ var flagTestBases = map[string]flagBase{
 	"push":            {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
 	"keys init":       {args: "keys init keys"},
 	"keys rotate":     {args: "keys rotate keys", ownKeys: true},
+	"mirror trusted":  {args: "mirror --from {signed} --trust {keys}/root.json --out out"},
+	"mirror signed":   {args: "mirror --from {tree} --out out --sign {keys}"},
 	"generate signed": {args: "generate --demo --out out --sign {keys}"},
 	"sign":            {args: "sign --timestamp {keys} signed", ownSigned: true},
 	"verify signed":   {args: "verify --trust {keys}/root.json {signed}"},

@@ -44,6 +44,20 @@ func TestSigningWorkflow(t *testing.T) {
 		t.Errorf("sign --timestamp: %s", out)
 	}
 	must("verify", "--trust", "keys/root.json", "--state", "state.json", "tree")
+	// An air-gapped site: the mirror verified on the way in and signed
+	// with the site's keys, in a bundle that carries tuf/.
+	must("keys", "init", "site-keys")
+	must("mirror", "--from", "tree", "--trust", "keys/root.json", "--bundle", "site.tar.gz", "--sign", "site-keys")
+	out = must("verify", "--trust", "site-keys/root.json", "site.tar.gz")
+	if !strings.Contains(out, "signed (root 1, targets 1, snapshot 1, timestamp 1)") {
+		t.Errorf("verify the bundle: %s", out)
+	}
+	refused("wrong-key", "tuf/timestamp.json", "verify", "--trust", "keys/root.json", "site.tar.gz")
+	must("generate", "--demo", "--out", "unsigned")
+	refused("unsigned", "tuf/timestamp.json", "mirror", "--from", "unsigned", "--trust", "keys/root.json", "--out", "copy")
+	if _, err := os.Stat(filepath.Join(dir, "copy")); err == nil {
+		t.Error("mirror wrote a copy of a tree it refused")
+	}
 	victim := filepath.Join(dir, "tree", "graph", "amd64", "stable-4.16.json")
 	data, err := os.ReadFile(victim)
 	if err != nil {

@@ -132,8 +132,11 @@ func (kd *Keys) Timestamp(dir string, at time.Time, exp time.Duration) (Versions
 
 // Previous reads the versions of the signed generation in directory dir:
 // zero when dir has no tuf/timestamp.json (a first generation, or an
-// unsigned one).
+// unsigned one) or is "".
 func Previous(dir string) (Versions, error) {
+	if dir == "" {
+		return Versions{}, nil // no previous generation: a bundle's scratch tree
+	}
 	tsPath := filepath.Join(dir, manifest.MetadataDir, TimestampFile)
 	data, err := os.ReadFile(tsPath)
 	if errors.Is(err, fs.ErrNotExist) {
