@@ -16,6 +16,7 @@ import (
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/sign"
 )
 
 func mirrorTreeCommand() *cli.Command {
@@ -213,14 +214,20 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	}
 	signed := ""
 	if check != nil {
-		// Signatures first: a refusal names the threat.
-		v, err := check.VerifyLocation(c.Context, p, treeOptions(c, log))
+		// The metadata first, and index.json against targets: a refusal
+		// names the threat. The files are read once, by tree.Verify.
+		v, err := check.VerifyLocation(c.Context, p, treeOptions(c, log), false)
 		if err != nil {
 			return err
 		}
 		signed = fmt.Sprintf(", signed (root %d, targets %d, snapshot %d, timestamp %d)", v.Root, v.Targets, v.Snapshot, v.Timestamp)
 	}
 	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))
+	if err != nil && check != nil {
+		// index.json is the one targets signs: a file that does not
+		// match it does not match targets.
+		return fmt.Errorf("%s refused (%s, TUF §5.7.3): files differ from the signed targets (a changed file, or one of another generation): %w", p, sign.Tamper, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -262,7 +269,10 @@ func serveCopy(c *cli.Context, h *site.Handler, location string, log *slog.Logge
 		local.Close()
 		return nil, err
 	}
-	h.SetGeneration(g)
+	if err := h.Offer(g); err != nil { // the first: only --trust refuses it
+		local.Close()
+		return nil, err
+	}
 	log.Info("serving a copy", "from", location, "dir", local.Dir(), "id", g.ID, "graphs", len(g.Manifest.Graphs), "generatedAt", g.Manifest.GeneratedAt)
 	return func() {
 		g.Close()

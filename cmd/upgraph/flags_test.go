@@ -369,6 +369,7 @@ var flagTestBases = map[string]flagBase{
 	"push":            {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
 	"keys init":       {args: "keys init keys"},
 	"keys rotate":     {args: "keys rotate keys", ownKeys: true},
+	"serve trusted":   {args: "serve --trust {keys}/root.json --dir signed --listen 127.0.0.1:0", ownSigned: true},
 	"mirror trusted":  {args: "mirror --from {signed} --trust {keys}/root.json --out out"},
 	"mirror signed":   {args: "mirror --from {tree} --out out --sign {keys}"},
 	"generate signed": {args: "generate --demo --out out --sign {keys}"},

@@ -351,12 +351,12 @@ func (c Check) Verify(ctx context.Context, t tree.Tree, files bool) (Versions, e
 }
 
 // VerifyLocation opens the tree at location and verifies it, every file
-// included.
-func (c Check) VerifyLocation(ctx context.Context, location string, opts tree.Options) (Versions, error) {
+// too when files is set.
+func (c Check) VerifyLocation(ctx context.Context, location string, opts tree.Options, files bool) (Versions, error) {
 	t, err := tree.Open(ctx, location, opts)
 	if err != nil {
 		return Versions{}, err
 	}
 	defer t.Close()
-	return c.Verify(ctx, t, true)
+	return c.Verify(ctx, t, files)
 }
