@@ -58,6 +58,14 @@ func TestSigningWorkflow(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "copy")); err == nil {
 		t.Error("mirror wrote a copy of a tree it refused")
 	}
+	// publish and diff refuse an unsigned tree before doing anything (no
+	// S3 server listens at 127.0.0.1:1).
+	refused("unsigned", "tuf/timestamp.json", "publish", "--trust", "keys/root.json", "--endpoint", "http://127.0.0.1:1", "--path-style",
+		"--region", "us-east-1", "unsigned", "s3://b/p")
+	refused("unsigned", "tuf/timestamp.json", "diff", "--trust", "keys/root.json", "tree", "unsigned")
+	if _, _, code := run(t, dir, nil, "diff", "--trust", "keys/root.json", "tree", "old"); code != 0 {
+		t.Errorf("diff --trust of two signed generations of the same graphs: exit %d, want 0", code)
+	}
 	victim := filepath.Join(dir, "tree", "graph", "amd64", "stable-4.16.json")
 	data, err := os.ReadFile(victim)
 	if err != nil {
