@@ -176,6 +176,23 @@ func TestPublishSigned(t *testing.T) {
 			t.Errorf("stopped %s, published again: generation 2 not accepted", stop.what)
 		}
 	}
+
+	// serve --s3 --trust: the follower downloads tuf/ with the files and
+	// serves the generation verified.
+	check := sign.Check{TrustFile: filepath.Join(keys, sign.RootFile), Now: at.Add(time.Hour)}
+	h := site.NewHandler(site.Options{Trust: func(ctx context.Context, tr tree.Tree) error {
+		_, err := check.Verify(ctx, tr, true)
+		return err
+	}})
+	f, err := publish.Follow(t.Context(), h, publish.FollowOptions{Client: srv.Client(), Bucket: bucket, Prefix: "p", Interval: time.Hour, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("serve --s3 --trust: %v", err)
+	}
+	if g := h.Generation(); g == nil || g.ID != manifest.Digest(index2) {
+		t.Errorf("serve --s3 --trust does not serve generation 2: %v", g)
+	}
+	h.Close()
+	f.Close()
 }
 
 func snapshotTree(t *testing.T, dir string) string {
