@@ -41,6 +41,11 @@ type RenderOptions struct {
 	// shrink guard: a generation that would strand clusters is refused
 	// while the one it would replace is still in place).
 	Check func(next *manifest.Manifest) error
+	// Sign, when set, is given index.json's bytes and the manifest once
+	// Check passed, and returns files to add to the generation (the TUF
+	// metadata of tuf/, by tree path, which index.json does not list),
+	// committed with it: signing adds files and changes none.
+	Sign func(index []byte, m *manifest.Manifest) (map[string][]byte, error)
 	// Catalogs are operator catalogs to publish beside the release graphs,
 	// each under operators/<name>/ (docs/operators.md), with distinct
 	// names. With catalogs, Render's b may be nil: a tree of catalogs
@@ -143,6 +148,9 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	if err == nil && opts.Check != nil {
 		err = opts.Check(m)
 	}
+	if err == nil && opts.Sign != nil {
+		err = putSigned(ctx, staging, index, m, opts.Sign)
+	}
 	if err == nil {
 		err = staging.Put(ctx, manifest.FileName, index)
 	}
@@ -155,6 +163,24 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	log.Debug("committed", "duration", time.Since(start))
 	return m, nil
+}
+
+// putSigned stores the files sign returns for the generation, each of
+// which must be one index.json does not list.
+func putSigned(ctx context.Context, st writer.Staging, index []byte, m *manifest.Manifest, sign func([]byte, *manifest.Manifest) (map[string][]byte, error)) error {
+	files, err := sign(index, m)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !manifest.IsMetadata(name) {
+			return fmt.Errorf("signing: %s is not a metadata file name under %s/", name, manifest.MetadataDir)
+		}
+		if err := st.Put(ctx, name, files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // finishIndex stores the files beside the graphs (signatures, the empty

@@ -51,7 +51,7 @@ func TestWatchShrinkGuard(t *testing.T) {
 	refused := func(n float64) {
 		t.Helper()
 		waitFor(t, "the refusal", func() bool {
-			return metric(metricsText(t, srv), "upgraph_generations_refused_total") == n
+			return metric(metricsText(t, srv), `upgraph_generations_refused_total{reason="shrink"}`) == n
 		})
 		if h.Generation().ID != first {
 			t.Fatal("a refused generation is served")

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/jsonw"
 	"github.com/upgraph/upgraph/schema"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // Options configure a Handler.
@@ -38,6 +40,10 @@ type Options struct {
 	// Guard, when set, makes Offer refuse a new generation that would
 	// strand clusters; nil serves every generation that loads.
 	Guard *Guard
+	// Trust, when set, must accept every generation before it is served
+	// (serve --trust: package tree/sign's verification of the tree's
+	// files and TUF metadata); a refusal keeps the previous one.
+	Trust func(ctx context.Context, t tree.Tree) error
 	// Metrics, when set, writes more series (Prometheus text format)
 	// after the handler's own on /metrics: what a process serving the
 	// tree knows and the handler does not, such as its inputs.

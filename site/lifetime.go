@@ -1,11 +1,14 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/sign"
 )
 
 // A generation lives while it is served and while requests that started
@@ -79,6 +82,10 @@ func (h *Handler) SetGeneration(g *Generation) {
 // Offer serves g unless Admit refuses it; a refused g is closed, and
 // Admit's error returned.
 func (h *Handler) Offer(g *Generation) error {
+	if err := h.trust(g); err != nil {
+		g.Close()
+		return err
+	}
 	if err := h.Admit(g.Manifest, g.ID); err != nil {
 		g.Close()
 		return err
@@ -116,7 +123,7 @@ func (h *Handler) Admit(next *manifest.Manifest, id string) error {
 		return nil
 	}
 	if err != nil {
-		h.metrics.refused.Add(1)
+		h.metrics.refuse("shrink")
 		h.log.Error("new generation refused; still serving the previous one (a deliberate shrink needs --force or a restart)",
 			"id", id, "served", cur.ID, "err", err)
 	}
@@ -194,4 +201,29 @@ func (g *Generation) inheritStamps(prev *Generation) {
 			}
 		}
 	}
+}
+
+// trust verifies g's files and TUF metadata with Options.Trust, when
+// set: the copy about to be served (its snapshot, which carries tuf/), so
+// that what is checked is what is served. A refusal is counted by the
+// threat it names and logged; the previous generation stays.
+func (h *Handler) trust(g *Generation) error {
+	if h.opts.Trust == nil {
+		return nil
+	}
+	t, err := tree.OpenDir(g.root.Name())
+	if err == nil {
+		err = h.opts.Trust(context.Background(), t)
+		t.Close()
+	}
+	if err != nil {
+		reason := string(sign.ThreatOf(err))
+		if reason == "" {
+			reason = "unverifiable"
+		}
+		h.metrics.refuse(reason)
+		h.log.Error("new generation refused: its signatures do not verify; still serving the previous one, if any",
+			"id", g.ID, "reason", reason, "err", err)
+	}
+	return err
 }

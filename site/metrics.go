@@ -21,8 +21,8 @@ type metrics struct {
 	fallbacks map[string]*atomic.Int64 // reason
 	reloads   map[string]*atomic.Int64 // result
 
-	filesChanged atomic.Int64 // files found not to match index.json (stamp.go)
-	refused      atomic.Int64 // generations Offer refused
+	filesChanged atomic.Int64             // files found not to match index.json (stamp.go)
+	refused      map[string]*atomic.Int64 // generations Offer refused, by reason (under mu)
 
 	buckets []float64
 	counts  []atomic.Int64 // per bucket, cumulative at export
@@ -36,6 +36,7 @@ func newMetrics() *metrics {
 	return &metrics{
 		fallbacks: map[string]*atomic.Int64{},
 		reloads:   map[string]*atomic.Int64{},
+		refused:   map[string]*atomic.Int64{},
 		buckets:   latencyBuckets,
 		counts:    make([]atomic.Int64, len(latencyBuckets)),
 	}
@@ -108,7 +109,7 @@ func (m *metrics) write(w io.Writer, gen *Generation, cacheBytes int64) {
 	fmt.Fprintf(w, "upgraph_http_request_duration_seconds_count %d\n", m.count.Load())
 	writeLabelled(w, "upgraph_graph_fallbacks_total", "Graph requests answered with a fallback: unknown_channel (empty graph) or unknown_version (channel graph).", "reason", m.fallbacks)
 	writeLabelled(w, "upgraph_generation_reloads_total", "Attempts to load a new generation, by result.", "result", m.reloads)
-	writeCounter(w, "upgraph_generations_refused_total", "New generations refused because they would shrink or empty what clusters see.", m.refused.Load())
+	writeLabelled(w, "upgraph_generations_refused_total", "New generations refused, by reason: shrink (they would shrink or empty what clusters see), or the threat their TUF metadata failed to rule out (serve --trust: tamper, mix-and-match, rollback, freeze, wrong-key, root-rotation, unsigned).", "reason", m.refused)
 	writeCounter(w, "upgraph_files_changed_total", "Times a file of the served tree was found to no longer match its size or digest in index.json.", m.filesChanged.Load())
 	fmt.Fprintln(w, "# HELP upgraph_cache_bytes Bytes of file content held in memory.")
 	fmt.Fprintln(w, "# TYPE upgraph_cache_bytes gauge")
@@ -143,3 +144,6 @@ func writeLabelled(w io.Writer, name, help, label string, m map[string]*atomic.I
 		fmt.Fprintf(w, "%s{%s=%q} %d\n", name, label, k, m[k].Load())
 	}
 }
+
+// refuse counts a generation refused for reason.
+func (m *metrics) refuse(reason string) { counter(&m.mu, m.refused, reason).Add(1) }

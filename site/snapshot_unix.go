@@ -62,6 +62,22 @@ func snapshot(dir string, index []byte, m *manifest.Manifest) (string, func() er
 			return "", nil, fmt.Errorf("snapshot of %s: %w", name, err)
 		}
 	}
+	// A signed tree's TUF metadata, which index.json does not list, so
+	// that serve --trust verifies the copy served. Linked before
+	// index.json: metadata of a newer generation than the index.json
+	// linked is a mix the verification refuses.
+	if entries, err := os.ReadDir(filepath.Join(dir, manifest.MetadataDir)); err == nil {
+		for _, e := range entries {
+			name := manifest.MetadataDir + "/" + e.Name()
+			if !manifest.IsMetadata(name) || !e.Type().IsRegular() {
+				continue
+			}
+			if err := link(name); err != nil && !errors.Is(err, unix.ENOENT) {
+				remove()
+				return "", nil, fmt.Errorf("snapshot of %s: %w", name, err)
+			}
+		}
+	}
 	if err := link(manifest.FileName); err != nil {
 		remove()
 		return "", nil, err

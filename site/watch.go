@@ -107,8 +107,12 @@ func (w *watcher) loadLocked(st os.FileInfo) error {
 	}
 	// Even an identical generation is taken: it comes with a fresh snapshot
 	// of the tree now in place, and the cache is keyed by content anyway.
+	first := w.h.Generation() == nil
 	if err := w.h.Offer(g); err != nil {
 		w.h.metrics.reload("refused")
+		if first {
+			return err // only Options.Trust refuses a first generation: nothing to serve
+		}
 		return nil // Offer logged what would disappear
 	}
 	w.h.metrics.reload("ok")

@@ -21,7 +21,8 @@ import (
 // and so checked against its size and sha256, 8 at a time, and then
 // index.json itself. Files with the same content are read once and
 // hard-linked. The Local it returns removes the directory when closed
-// (t is the caller's to close); on failure nothing is left behind.
+// (t is the caller's to close); on failure nothing is left behind. A
+// signed tree's tuf/ is copied too (MetadataFiles).
 func Extract(ctx context.Context, t Tree, parent string) (Local, error) {
 	u, root, err := bundle.NewUnpacked(parent, "upgraph-tree-")
 	if err != nil {
@@ -68,6 +69,20 @@ func copyTree(ctx context.Context, t Tree, root *os.Root) error {
 	})
 	if err != nil {
 		return err
+	}
+	// A signed tree's TUF metadata, which index.json does not list,
+	// before index.json: the copy is verified as the tree was.
+	meta, err := MetadataFiles(ctx, t)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(meta)) {
+		if err := root.MkdirAll(manifest.MetadataDir, 0o755); err != nil {
+			return fmt.Errorf("%s: %w", t, err)
+		}
+		if err := root.WriteFile(name, meta[name], 0o644); err != nil {
+			return fmt.Errorf("%s: writing %s: %w", t, name, err)
+		}
 	}
 	return root.WriteFile(manifest.FileName, t.Index(), 0o644)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -44,8 +45,14 @@ func openHTTP(ctx context.Context, l Location, opts Options) (Tree, error) {
 	get := func(ctx context.Context, name string) ([]byte, error) {
 		data, err := g.Get(ctx, base.JoinPath(name).String())
 		var se *httpget.StatusError
-		if name == manifest.FileName && errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusForbidden) {
+		missing := errors.As(err, &se) && (se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusForbidden)
+		switch {
+		case missing && name == manifest.FileName:
 			return nil, fmt.Errorf("%s: %w (%w)", l.Raw, ErrNoIndex, err)
+		case missing:
+			// A metadata file a tree does not have (tree/sign asks for
+			// the next root until there is none).
+			return nil, fmt.Errorf("%s: %w (%w)", name, fs.ErrNotExist, err)
 		}
 		return data, err
 	}

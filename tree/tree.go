@@ -33,6 +33,11 @@ type Tree interface {
 	// ReadFile returns a file index.json lists, checked against its size
 	// and sha256 there.
 	ReadFile(ctx context.Context, name string) ([]byte, error)
+	// ReadMetadata returns tuf/NAME, a file of the tree's TUF metadata
+	// (manifest.MetadataDir), which index.json cannot list: unchecked
+	// here, package tree/sign verifies it. A file the tree does not have
+	// is an error wrapping fs.ErrNotExist.
+	ReadMetadata(ctx context.Context, name string) ([]byte, error)
 	// String names the tree's location in messages.
 	String() string
 	// Close releases what Open took: connections, an extracted copy.
@@ -106,6 +111,26 @@ func (t *opened) Manifest() *manifest.Manifest { return t.m }
 func (t *opened) Index() []byte                { return t.index }
 func (t *opened) String() string               { return t.name }
 func (t *opened) Close() error                 { return t.close() }
+
+// MaxMetadataBytes bounds one TUF metadata file read from a tree: the
+// targets of a tree of a million files, at about 150 bytes each.
+const MaxMetadataBytes = 256 << 20
+
+// ReadMetadata reads tuf/name; name must be a metadata file name
+// (manifest.IsMetadataName).
+func (t *opened) ReadMetadata(ctx context.Context, name string) ([]byte, error) {
+	if !manifest.IsMetadataName(name) {
+		return nil, fmt.Errorf("%s: %s/%s is not a TUF metadata file name", t.name, manifest.MetadataDir, name)
+	}
+	data, err := t.read(ctx, manifest.MetadataDir+"/"+name)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxMetadataBytes {
+		return nil, fmt.Errorf("%s: %s/%s has %d bytes, more than the %d a metadata file may have", t.name, manifest.MetadataDir, name, len(data), MaxMetadataBytes)
+	}
+	return data, nil
+}
 
 // ReadFile reads name, which index.json must list, and checks it has the
 // size and sha256 given there.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/sign"
 )
 
 func mirrorTreeCommand() *cli.Command {
@@ -35,7 +37,14 @@ prefix SRC by DST, longest match first, keeping digests:
 The tree's operator catalogs are carried too (--catalog and --package
 select them), their bundle and related images rewritten by the same
 --payload-mirror rules, and rendered again; their source is recorded
-with the prefix "mirror:" (docs/operators.md).`,
+with the prefix "mirror:" (docs/operators.md).
+
+--trust ROOT.json requires SRC to be a tree signed under that root (see
+verify --trust, docs/signing.md) and refuses it otherwise, before reading
+anything else from it. The mirror is rendered again, so it is a new
+generation: the source's signatures cannot carry over. --sign KEYDIR
+signs it with the site's own keys (tuf/ in the tree or the bundle), each
+version one more than --out's previous signed generation.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
@@ -49,7 +58,7 @@ with the prefix "mirror:" (docs/operators.md).`,
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
 			&cli.BoolFlag{Name: "viewer", Usage: "write the static viewer even if the source tree has none"},
-		}, append(guardFlags(), treeFlags()...)...),
+		}, append(append(guardFlags(), treeFlags()...), append(trustFlags(), signFlags()...)...)...),
 		Action: withLog(runMirrorTree),
 	}
 }
@@ -107,6 +116,27 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	check, err := trustCheck(c)
+	if err != nil {
+		return err
+	}
+	if check != nil {
+		opts.Verify = func(ctx context.Context, t tree.Tree) error {
+			_, err := check.Verify(ctx, t, false)
+			return err
+		}
+	}
+	// The versions follow a tree output's previous generation; a bundle
+	// has none to follow (a scratch directory is signed).
+	prev := ""
+	if opts.Out != "" {
+		if prev, err = writer.Resolve(opts.Out); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if opts.Sign, err = generationSigner(c, prev, opts.GeneratedAt); err != nil {
+		return err
+	}
 	start := time.Now()
 	opts.Tree = treeOptions(c, log)
 	res, err := airgap.Mirror(c.Context, opts)
@@ -156,8 +186,16 @@ host publishing a tree, an s3://BUCKET/PREFIX, an oci://REGISTRY/REPO:TAG (or
 (oci-layout:DIR[:TAG]). A directory must hold nothing unlisted; a bundle must
 match LOCATION.sha256 when that file exists; an image's layer must have its
 digest and index.json the digest its annotation names. Every bad file is
-named; the exit status is 1 if there is any.`,
-		Flags:  treeFlags(),
+named; the exit status is 1 if there is any.
+
+--trust ROOT.json (the root of upgraph keys init, or one a publisher
+handed out) also runs TUF's client workflow over the tree's tuf/ (see
+docs/signing.md): the root chain from ROOT.json, thresholds, expiry
+against now, versions no older than those in --state FILE (raised on
+success), and every file against the signed targets. A refusal names the
+threat it stops: tamper, mix-and-match, rollback, freeze, wrong-key,
+root-rotation, or unsigned.`,
+		Flags:  append(treeFlags(), trustFlags()...),
 		Action: withLog(runVerify),
 	}
 }
@@ -170,7 +208,26 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	if err := firstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
 		return err
 	}
+	check, err := trustCheck(c)
+	if err != nil {
+		return err
+	}
+	signed := ""
+	if check != nil {
+		// The metadata first, and index.json against targets: a refusal
+		// names the threat. The files are read once, by tree.Verify.
+		v, err := check.VerifyLocation(c.Context, p, treeOptions(c, log), false)
+		if err != nil {
+			return err
+		}
+		signed = fmt.Sprintf(", signed (root %d, targets %d, snapshot %d, timestamp %d)", v.Root, v.Targets, v.Snapshot, v.Timestamp)
+	}
 	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))
+	if err != nil && check != nil {
+		// index.json is the one targets signs: a file that does not
+		// match it does not match targets.
+		return fmt.Errorf("%s refused (%s, TUF §5.7.3): files differ from the signed targets (a changed file, or one of another generation): %w", p, sign.Tamper, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -184,8 +241,8 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	case loc.Kind == tree.KindBundle:
 		what = "bundle, no checksum file"
 	}
-	fmt.Fprintf(c.App.Writer, "ok %s (%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
-		p, what, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
+	fmt.Fprintf(c.App.Writer, "ok %s (%s%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
+		p, what, signed, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
 	return nil
 }
 
@@ -212,7 +269,10 @@ func serveCopy(c *cli.Context, h *site.Handler, location string, log *slog.Logge
 		local.Close()
 		return nil, err
 	}
-	h.SetGeneration(g)
+	if err := h.Offer(g); err != nil { // the first: only --trust refuses it
+		local.Close()
+		return nil, err
+	}
 	log.Info("serving a copy", "from", location, "dir", local.Dir(), "id", g.ID, "graphs", len(g.Manifest.Graphs), "generatedAt", g.Manifest.GeneratedAt)
 	return func() {
 		g.Close()

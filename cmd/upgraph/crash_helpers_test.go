@@ -55,6 +55,7 @@ type crashGen struct {
 	index    []byte // ref's index.json
 	files    map[string]string
 	manifest *manifest.Manifest
+	sign     string // generate --sign KEYDIR, "" for none
 }
 
 // crashInputs writes the release directories of generations A and B under
@@ -105,8 +106,25 @@ func crashInputs(t *testing.T, base, channels string) (a, b *crashGen) {
 // generateArgs are the arguments of a generation of g into out.
 func (g *crashGen) generateArgs(out string) []string {
 	gd, _ := filepath.Abs(realGraphData)
-	return []string{"generate", "--releases", "metadata:" + g.releases, "--graph-data", gd,
+	args := []string{"generate", "--releases", "metadata:" + g.releases, "--graph-data", gd,
 		"--channel", g.channels, "--out", out}
+	if g.sign != "" {
+		// SOURCE_DATE_EPOCH is in 2023: expiries long enough to verify now.
+		args = append(args, "--sign", g.sign, "--timestamp-expiry", "87600h", "--targets-expiry", "87600h")
+	}
+	return args
+}
+
+// withoutMetadata drops a signed tree's tuf/ from a treeDigest: its
+// versions depend on the generation it replaced.
+func withoutMetadata(files map[string]string) map[string]string {
+	out := map[string]string{}
+	for p, sum := range files {
+		if !manifest.IsMetadata(p) {
+			out[p] = sum
+		}
+	}
+	return out
 }
 
 func (g *crashGen) env() []string { return []string{"SOURCE_DATE_EPOCH=" + g.epoch} }
@@ -131,7 +149,7 @@ func (g *crashGen) load(t *testing.T) {
 	if g.manifest, err = manifest.Parse(g.index); err != nil {
 		t.Fatal(err)
 	}
-	g.files = treeDigest(t, g.ref)
+	g.files = withoutMetadata(treeDigest(t, g.ref))
 	if len(g.files) != len(g.manifest.Files)+1 {
 		t.Fatalf("reference %s: %d files, index.json lists %d", g.name, len(g.files), len(g.manifest.Files))
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/sign"
 )
 
 // TestCrashGenerate kills `generate` with SIGKILL at every phase of the
@@ -30,9 +31,31 @@ import (
 // uninterrupted run must converge: the new generation, no leftovers.
 func TestCrashGenerate(t *testing.T) {
 	t.Parallel()
+	crashGenerate(t, false)
+}
+
+// TestCrashGenerateSigned is TestCrashGenerate with generate --sign, on
+// fewer kill points: the output holds one generation, its tuf/ included,
+// that upgraph verify --trust accepts, with versions never lower than
+// those it accepted before (--state).
+func TestCrashGenerateSigned(t *testing.T) {
+	t.Parallel()
+	crashGenerate(t, true)
+}
+
+func crashGenerate(t *testing.T, signed bool) {
 	began := time.Now()
 	base := t.TempDir()
 	a, b := crashInputs(t, base, crashGenerateChannels)
+	// The keys and the verifier's state live outside base, which no run
+	// may change.
+	keys, stateFile := filepath.Join(t.TempDir(), "keys"), filepath.Join(t.TempDir(), "tuf-state.json")
+	if signed {
+		if _, err := sign.Init(keys, sign.InitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		a.sign, b.sign = keys, keys
+	}
 	a.generateRef(t, base)
 	b.generateRef(t, base)
 	if bytes.Equal(a.index, b.index) {
@@ -69,8 +92,12 @@ func TestCrashGenerate(t *testing.T) {
 			}
 		}
 		if verify {
-			if _, stderr, code := run(t, base, nil, "verify", out); code != 0 {
-				t.Errorf("%s: upgraph verify: exit %d: %s", what, code, stderr)
+			args := []string{"verify", out}
+			if signed {
+				args = []string{"verify", "--trust", filepath.Join(keys, sign.RootFile), "--state", stateFile, out}
+			}
+			if _, stderr, code := run(t, base, nil, args...); code != 0 {
+				t.Errorf("%s: upgraph %s: exit %d: %s", what, strings.Join(args, " "), code, stderr)
 			}
 		}
 		index, err := os.ReadFile(filepath.Join(out, "index.json"))
@@ -86,7 +113,9 @@ func TestCrashGenerate(t *testing.T) {
 		if found == nil {
 			t.Fatalf("%s: index.json is neither A's nor B's (%d bytes)", what, len(index))
 		}
-		if got := treeDigest(t, out); !maps.Equal(got, found.files) {
+		// The metadata's versions depend on the generation replaced; the
+		// verification above checked it.
+		if got := withoutMetadata(treeDigest(t, out)); !maps.Equal(got, found.files) {
 			t.Fatalf("%s: index.json is %s's but the tree is not: %s", what, found.name, diffDigests(got, found.files))
 		}
 		if d := diffSnapshots(beforeBase, snapshot(t, base, outside)); d != "" {
@@ -135,7 +164,10 @@ func TestCrashGenerate(t *testing.T) {
 		points = append(points, point{phase: p})
 	}
 	rng := crashSeed(t)
-	const randomPoints = 15
+	randomPoints, minKills, maxPoints := 15, 20, 30
+	if signed {
+		randomPoints, minKills, maxPoints = 5, 8, 12
+	}
 	for _, f := range spread(rng, randomPoints) {
 		points = append(points, point{at: f})
 	}
@@ -146,7 +178,6 @@ func TestCrashGenerate(t *testing.T) {
 	phaseLog := regexp.MustCompile(`msg=output phase=(\w+)`)
 	// A run may finish before its kill comes: points are added (up to
 	// maxPoints) until minKills runs were killed.
-	const minKills, maxPoints = 20, 30
 	for i := 0; i < len(points) || i-completed < minKills && len(points) < maxPoints; i++ {
 		if i == len(points) {
 			points = append(points, point{at: 0.8 * rng.Float64()})
@@ -244,9 +275,29 @@ func TestCrashGenerate(t *testing.T) {
 // index.json not flagged.
 func TestCrashPublish(t *testing.T) {
 	t.Parallel()
+	crashPublish(t, false)
+}
+
+// TestCrashPublishSigned is TestCrashPublish with signed generations, on
+// fewer kill points: after each kill, upgraph verify --trust over the
+// bucket either refuses, naming the threat, or accepts a generation whose
+// every file matches it (never a mix), and it accepts the converged one.
+func TestCrashPublishSigned(t *testing.T) {
+	t.Parallel()
+	crashPublish(t, true)
+}
+
+func crashPublish(t *testing.T, signed bool) {
 	began := time.Now()
 	base := t.TempDir()
 	a, b := crashInputs(t, base, crashPublishChannels)
+	keys := filepath.Join(t.TempDir(), "keys")
+	if signed {
+		if _, err := sign.Init(keys, sign.InitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		a.sign, b.sign = keys, keys
+	}
 	a.generateRef(t, base)
 	b.generateRef(t, base)
 	other := func(g *crashGen) *crashGen {
@@ -265,6 +316,22 @@ func TestCrashPublish(t *testing.T) {
 			"--delete", g.ref, "s3://"+bucket+"/"+prefix)
 		cmd.Env = env
 		return cmd
+	}
+	// verifySigned runs upgraph verify --trust over the bucket (not
+	// through the proxy, whose counts place the kills): accepted, or the
+	// refusal's message.
+	verifySigned := func(t *testing.T) (bool, string) {
+		t.Helper()
+		cmd := command(base, "verify", "--trust", filepath.Join(keys, sign.RootFile), "--endpoint", srv.URL, "--path-style",
+			"--region", s3test.Region, "s3://"+bucket+"/"+prefix)
+		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		return err == nil, stderr.String()
 	}
 	byIndex := map[string]*crashGen{a.files[manifest.FileName]: a, b.files[manifest.FileName]: b}
 	// The user metadata flagging index.json while a publish is under way
@@ -319,7 +386,7 @@ func TestCrashPublish(t *testing.T) {
 			}
 		}
 		for p, sum := range v.sums {
-			if _, ok := g.manifest.Files[p]; ok || p == manifest.FileName || p == publish.JournalPath {
+			if _, ok := g.manifest.Files[p]; ok || p == manifest.FileName || p == publish.JournalPath || signed && manifest.IsMetadata(p) {
 				continue
 			}
 			if sum != a.files[p] && sum != b.files[p] {
@@ -329,6 +396,17 @@ func TestCrashPublish(t *testing.T) {
 		v.checkSample(t, rng, listed, 24, what)
 		v.checkSample(t, rng, mismatched, 8, what)
 		slices.Sort(mismatched)
+		if signed {
+			accepted, stderr := verifySigned(t)
+			switch {
+			case accepted && len(mismatched) > 0:
+				t.Errorf("%s: verify --trust accepted %s's index.json while %d files do not match it", what, g.name, len(mismatched))
+			case !accepted && !strings.Contains(stderr, " refused ("):
+				t.Errorf("%s: verify --trust failed without naming a threat: %s", what, stderr)
+			case !accepted:
+				t.Logf("%s: verify --trust refused: %s", what, strings.TrimSpace(stderr))
+			}
+		}
 		return g, mismatched
 	}
 	// converged checks that the bucket holds exactly g and index.json is
@@ -343,6 +421,12 @@ func TestCrashPublish(t *testing.T) {
 		t.Helper()
 		v := readBucket(t, srv, bucket, prefix)
 		sums := maps.Clone(v.sums)
+		if signed {
+			sums = withoutMetadata(sums)
+			if ok, stderr := verifySigned(t); !ok {
+				t.Errorf("%s: verify --trust refuses the converged %s: %s", what, g.name, stderr)
+			}
+		}
 		if _, ok := sums[publish.JournalPath]; ok {
 			leftJournal++
 			delete(sums, publish.JournalPath)
@@ -405,8 +489,17 @@ func TestCrashPublish(t *testing.T) {
 		{kind: s3test.DELETE, what: "the journal's removal", n: func(*crashGen) int { return 1 }},
 		{kind: s3test.DELETE, what: "halfway through the deletions", n: func(g *crashGen) int { return 1 + deletes[g]/2 }},
 	}
+	if signed {
+		// timestamp.json is the last PUT, after index.json: killed as it
+		// is sent, the bucket holds the new index.json under the old
+		// timestamp, or both new.
+		points = append(points, point{kind: s3test.PUT, what: "the last upload, timestamp.json", n: func(g *crashGen) int { return puts[g] }})
+	}
 	requestPoints := len(points)
-	const randomPoints = 10
+	randomPoints, minKills, maxPoints := 10, 10, 21
+	if signed {
+		randomPoints, minKills, maxPoints = 4, 4, 9
+	}
 	for _, f := range spread(rng, randomPoints) {
 		points = append(points, point{at: f})
 	}
@@ -416,7 +509,6 @@ func TestCrashPublish(t *testing.T) {
 	var landed []int
 	// A publish may finish before its kill comes: random points are added
 	// (up to maxPoints in all) until minKills of them killed a publish.
-	const minKills, maxPoints = 10, 21
 	for i := 0; i < len(points) || i-requestPoints-randomCompleted < minKills && len(points) < maxPoints; i++ {
 		if i == len(points) {
 			points = append(points, point{at: 0.8 * rng.Float64()})

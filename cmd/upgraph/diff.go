@@ -37,6 +37,10 @@ olm.package.required, olm.gvk.required or olm.constraint, which
 operator-controller refuses with no fallback (olmV1.refusal; it was not
 refused in OLD). --channels and --arch select release graphs only.
 
+--trust ROOT.json requires both to be trees signed under that root
+(verify --trust, docs/signing.md) and refuses either otherwise, naming the
+threat.
+
 Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: string(diff.Text), Usage: "text, markdown (a pull-request comment: a summary table and a collapsed section per graph) or json"},
@@ -44,7 +48,7 @@ Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.IntFlag{Name: "max-bytes", Value: 60000, Usage: "markdown: leave out the details of graphs past this size, so that the output fits a GitHub comment (65536 characters); 0: no limit"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrent reads (0: the default, 4)"},
-		}, treeFlags()...),
+		}, append(treeFlags(), trustFlags()...)...),
 		// 1 means "differences", so a bad flag must not exit with it.
 		OnUsageError: exitTrouble,
 		Action:       answerAction(runDiff),
@@ -66,15 +70,29 @@ func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 	); err != nil {
 		return false, err
 	}
+	check, err := trustCheck(c)
+	if err != nil {
+		return false, err
+	}
 	var sides [2]*diff.Source
 	for i, spec := range c.Args().Slice() {
-		if err := checkTreeSource([]string{"OLD", "NEW"}[i], spec, true); err != nil {
+		what := []string{"OLD", "NEW"}[i]
+		if err := checkTreeSource(what, spec, true); err != nil {
 			return false, err
 		}
 		if sides[i], err = openGraphSource(c, spec, log); err != nil {
 			return false, err
 		}
 		defer sides[i].Close()
+		if check == nil {
+			continue
+		}
+		if !sides[i].IsTree() {
+			return false, fmt.Errorf("--trust: %s %s is a graph endpoint, which carries no TUF metadata to verify", what, spec)
+		}
+		if _, err := check.Verify(c.Context, sides[i].Tree, false); err != nil {
+			return false, err
+		}
 	}
 	r, err := diff.Compare(c.Context, sides[0], sides[1], diff.Options{
 		Channels: listFlag(c, "channels"), Arches: listFlag(c, "arch"), Workers: c.Int("workers"),

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/internal/bundletest"
+	"github.com/upgraph/upgraph/tree/sign"
 
 	"github.com/urfave/cli/v2"
 )
@@ -112,7 +113,7 @@ func TestInvalidFlags(t *testing.T) {
 		for key, b := range flagTestBases {
 			t.Run("base "+key, func(t *testing.T) {
 				t.Parallel()
-				dir := flagScaffold(t, fx, b.ownTree)
+				dir := flagScaffold(t, fx, b)
 				r := runBounded(t, dir, b.wait(), fx.args(b.args)...)
 				switch b.expect {
 				case baseWorks:
@@ -142,7 +143,7 @@ func TestInvalidFlags(t *testing.T) {
 					t.Fatalf("no base invocation %q", baseKey)
 				}
 				args := withFlagValue(fx.args(b.args), run.cmd, run.flag, fx.expand(run.value))
-				dir := flagScaffold(t, fx, b.ownTree)
+				dir := flagScaffold(t, fx, b)
 				before := dirState(t, dir)
 				r := runBounded(t, dir, b.wait(), args...)
 				what := "upgraph " + strings.Join(args, " ")
@@ -282,6 +283,18 @@ var invalidFlags = map[string]badFlag{
 	"publish --headers":      {bad: []string{"", "missing", "emptydir", "file.txt"}}, // file.txt is not header rules
 	"publish --max-deletes":  {bad: []string{"-2"}},                                  // -1: no limit; 0: delete nothing
 	"publish --max-attempts": {bad: []string{"0", "-1"}},
+
+	"--algorithm":             {bad: []string{"", "rsa", "ed448"}},
+	"--threshold":             {bad: []string{"", "root", "root=0", "root=3/2", "mirror=1", "root=1/99"}},
+	"--root-expiry":           {bad: []string{"0", "-1h"}},
+	"keys rotate --role":      {bad: []string{"", "mirror"}},
+	"--sign":                  {bad: []string{"", "missing", "emptydir", "file.txt"}},
+	"--timestamp-expiry":      {bad: []string{"0", "-1h", "9000h"}}, // longer than targets
+	"--targets-expiry":        {bad: []string{"0", "-1h", "1h"}},    // shorter than the timestamp
+	"sign --timestamp":        {bad: []string{"", "missing", "emptydir", "file.txt"}},
+	"sign --timestamp-expiry": {bad: []string{"0", "-1h"}},
+	"--trust":                 {bad: []string{"", "missing", "emptydir", "file.txt"}},
+	"--state":                 {bad: []string{"", "emptydir", "file.txt"}}, // missing: created
 }
 
 var (
@@ -319,6 +332,12 @@ type flagBase struct {
 	// ownTree copies the demo tree into the working directory, as tree:
 	// serve writes its snapshots beside the tree it serves.
 	ownTree bool
+	// ownKeys makes a key directory in the working directory, as keys:
+	// keys rotate writes into it.
+	ownKeys bool
+	// ownSigned copies the signed demo tree into the working directory,
+	// as signed: sign --timestamp writes into it.
+	ownSigned bool
 }
 
 type flagBaseExpect int
@@ -350,18 +369,32 @@ var flagTestBases = map[string]flagBase{
 	"mirror bundle":   {args: "mirror --from {tree} --bundle demo.tar.gz"},
 	"publish": {args: "publish --endpoint http://127.0.0.1:1 --path-style --dry-run --max-attempts 1 {tree} s3://b/p",
 		expect: baseOffline},
-	"push": {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
+	"push":            {args: "push {tree} oci://127.0.0.1:1/upgraph/tree:v1", expect: baseOffline},
+	"keys init":       {args: "keys init keys"},
+	"keys rotate":     {args: "keys rotate keys", ownKeys: true},
+	"service signed":  {args: "service --releases 127.0.0.1:1/ocp/release --graph-data-image 127.0.0.1:1/ocp/graph-data:latest --data data --listen 127.0.0.1:0 --sign {keys}"},
+	"diff trusted":    {args: "diff --trust {keys}/root.json {signed} {signed}"},
+	"publish trusted": {args: "publish --trust {keys}/root.json --endpoint http://127.0.0.1:1 --path-style --dry-run --max-attempts 1 {signed} s3://b/p", expect: baseOffline},
+	"serve trusted":   {args: "serve --trust {keys}/root.json --dir signed --listen 127.0.0.1:0", ownSigned: true},
+	"mirror trusted":  {args: "mirror --from {signed} --trust {keys}/root.json --out out"},
+	"mirror signed":   {args: "mirror --from {tree} --out out --sign {keys}"},
+	"generate signed": {args: "generate --demo --out out --sign {keys}"},
+	"sign":            {args: "sign --timestamp {keys} signed", ownSigned: true},
+	"verify signed":   {args: "verify --trust {keys}/root.json {signed}"},
 }
 
 // flagBases names the base of a flag that the command's base cannot try.
 var flagBases = map[string]string{
-	"generate --releases":    "generate inputs", // --demo replaces the inputs
-	"generate --graph-data":  "generate inputs",
-	"serve --bundle":         "serve bundle", // one of --dir, --bundle and --s3
-	"serve --s3":             "serve s3",
-	"edge nginx --state-dir": "edge nginx full", // only with --full
-	"edge nginx --user":      "edge nginx full",
-	"mirror --bundle":        "mirror bundle", // one of --out and --bundle
+	"generate --releases":         "generate inputs", // --demo replaces the inputs
+	"generate --graph-data":       "generate inputs",
+	"serve --bundle":              "serve bundle", // one of --dir, --bundle and --s3
+	"serve --s3":                  "serve s3",
+	"edge nginx --state-dir":      "edge nginx full", // only with --full
+	"edge nginx --user":           "edge nginx full",
+	"mirror --bundle":             "mirror bundle",   // one of --out and --bundle
+	"verify --state":              "verify signed",   // only with --trust
+	"generate --timestamp-expiry": "generate signed", // only with --sign
+	"generate --targets-expiry":   "generate signed",
 }
 
 // wait bounds a run: serve is stopped as soon as it says it serves.
@@ -432,10 +465,18 @@ func newFlagFixture(t *testing.T) *flagFixture {
 	if _, stderr, code := run(t, dir, env, "mirror", "--from", tree, "--bundle", bundleFile); code != 0 {
 		t.Fatalf("mirror: %s", stderr)
 	}
+	// A signed tree, at the time the test runs: its timestamp is fresh.
+	keys, signed := filepath.Join(dir, "keys"), filepath.Join(dir, "signed")
+	if _, err := sign.Init(keys, sign.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, dir, nil, "generate", "--demo", "--out", signed, "--sign", keys); code != 0 {
+		t.Fatalf("generate --sign: %s", stderr)
+	}
 	bundletest.CopyTree(t, "../../testdata/demo/graph-data", gd)
 	bundletest.CopyTree(t, "../../testdata/demo/releases", releases)
 	return &flagFixture{dir: dir, replacement: strings.NewReplacer(
-		"{tree}", tree, "{bundle}", bundleFile, "{gd}", gd, "{releases}", releases)}
+		"{tree}", tree, "{bundle}", bundleFile, "{keys}", keys, "{signed}", signed, "{gd}", gd, "{releases}", releases)}
 }
 
 func (fx *flagFixture) expand(s string) string {
@@ -453,10 +494,18 @@ func (fx *flagFixture) args(s string) []string {
 
 // flagScaffold makes a run's working directory: what values name, and an
 // empty TMPDIR.
-func flagScaffold(t *testing.T, fx *flagFixture, ownTree bool) string {
+func flagScaffold(t *testing.T, fx *flagFixture, b flagBase) string {
 	t.Helper()
 	dir := t.TempDir()
-	if ownTree {
+	if b.ownKeys {
+		if _, err := sign.Init(filepath.Join(dir, "keys"), sign.InitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.ownSigned {
+		bundletest.CopyTree(t, fx.expand("{signed}"), filepath.Join(dir, "signed"))
+	}
+	if b.ownTree {
 		bundletest.CopyTree(t, fx.expand("{tree}"), filepath.Join(dir, "tree"))
 	}
 	write(t, filepath.Join(dir, "file.txt"), "neither a tree, a bundle, PEM nor header rules\n")

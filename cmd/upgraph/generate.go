@@ -63,7 +63,16 @@ answer of their next/ files is operator-controller's across them
 names the catalog it comes from (catalogs given by --catalog stay alone:
 a tree often holds the catalogs of several cluster minors). Everywhere, a
 bundle OLM v1 resolves that declares a dependency is refused, as
-operator-controller refuses it.`,
+operator-controller refuses it.
+
+--sign KEYDIR (upgraph keys init) adds TUF metadata to the generation, in
+the same atomic swap: DIR/tuf/ with the root chain N.root.json,
+N.targets.json listing index.json and every file it lists with their
+sizes and sha256, N.snapshot.json and timestamp.json, each version one
+more than DIR's previous signed generation's. They expire
+--timestamp-expiry and --targets-expiry after SOURCE_DATE_EPOCH (or now).
+index.json does not list tuf/ (targets lists index.json); every other byte
+of the tree is the same with or without --sign. See docs/signing.md.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
@@ -81,7 +90,7 @@ operator-controller refuses it.`,
 			catalogSetFlag("operator catalogs with their priorities: a YAML or JSON file of catalogs {name, source, priority} (docs/operators.md, schema/cli/catalog-set.schema.json); each is published as --catalog NAME=SOURCE is"),
 			&cli.BoolFlag{Name: "catalog-valid-only", Usage: "publish the packages of a catalog that have no error, listing each package left out with its errors, instead of failing"},
 			catalogPlatformFlag(),
-		}, append(guardFlags(), scrapeFlags()...)...),
+		}, append(append(guardFlags(), signFlags()...), scrapeFlags()...)...),
 		Action: runGenerate,
 	}
 }
@@ -127,8 +136,13 @@ func runGenerate(c *cli.Context) error {
 		return err
 	}
 	out := c.String("out")
-	if _, err := writer.Resolve(out); err != nil {
+	resolved, err := writer.Resolve(out)
+	if err != nil {
 		return fmt.Errorf("--out: %w", err)
+	}
+	signer, err := generationSigner(c, resolved, at)
+	if err != nil {
+		return err
 	}
 	check, err := generationGuard(c.Context, c, "out", out, false)
 	if err != nil {
@@ -151,7 +165,7 @@ func runGenerate(c *cli.Context) error {
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
 		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log)},
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
-		Check: check, Catalogs: cats,
+		Check: check, Catalogs: cats, Sign: signer,
 	})
 	if err != nil {
 		return interrupted(c, err, out)

@@ -65,6 +65,8 @@ func newApp() *cli.App {
 			verifyCommand(),
 			publishCommand(),
 			pushCommand(),
+			keysCommand(),
+			signCommand(),
 			docsCommand(),
 		},
 		// The global flags are checked before any command starts.

@@ -29,7 +29,12 @@ s3://BUCKET/PREFIX, oci://REGISTRY/REPO:TAG or @sha256:DIGEST,
 oci-layout:DIR[:TAG]); --endpoint, --path-style and --region apply to both
 s3:// trees. Credentials come from the standard AWS chain (environment,
 ~/.aws, SSO, instance or container roles). An interrupted run can simply be
-run again.`,
+run again.
+
+--trust ROOT.json publishes SRC only if it is a tree signed under that root
+(verify --trust, docs/signing.md), refusing it, naming the threat, before
+anything is uploaded. A signed tree's tuf/ is always published: its
+versioned files with the leaves, timestamp.json last, after index.json.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "headers", Usage: "YAML or JSON file of header rules tried before the built-in ones (see docs/publishing.md)"},
 			&cli.BoolFlag{Name: "delete", Usage: "after index.json is replaced, delete objects under the prefix that the tree does not have"},
@@ -40,7 +45,7 @@ run again.`,
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (one line per upload or deletion, with the reason) and change nothing"},
 			&cli.IntFlag{Name: "workers", Value: publish.DefaultWorkers, Usage: "concurrent requests (0: the default)"},
 			&cli.IntFlag{Name: "max-attempts", Value: 10, Usage: "attempts per request, with backoff, on 5xx, SlowDown and connection errors"},
-		}, treeFlags()...),
+		}, append(treeFlags(), trustFlags()...)...),
 		Action: withLog(runPublish),
 	}
 }
@@ -79,11 +84,22 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	check, err := trustCheck(c)
+	if err != nil {
+		return err
+	}
 	t, err := tree.Open(c.Context, src, opts)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
+	if check != nil {
+		// Every file publish reads is checked against index.json, which
+		// this checks against the signed targets.
+		if _, err := check.Verify(c.Context, t, false); err != nil {
+			return err
+		}
+	}
 	rep, err := publish.Publish(c.Context, publish.Options{
 		Tree: t, Client: client, Bucket: bucket, Prefix: prefix, Rules: rules,
 		Delete: c.Bool("delete"), MaxDeletes: c.Int("max-deletes"),

@@ -23,6 +23,7 @@ import (
 	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
+	"github.com/upgraph/upgraph/tree/sign"
 )
 
 func serveCommand() *cli.Command {
@@ -67,7 +68,15 @@ cache directory (removed at exit) -- unchanged files are reused from the
 previous copy, the others checked against their sha256 -- and swapped in
 once it loads and the shrink guard accepts it. Requests are answered from
 that local copy through the usual in-memory cache (--cache-mb), never from
-S3; on any error the previous generation keeps being served.`,
+S3; on any error the previous generation keeps being served.
+
+--trust ROOT.json serves only generations signed under that root
+(docs/signing.md): each one, the first included, is verified as verify
+--trust does, on the copy about to be served (its snapshot, the extracted
+or downloaded copy, with tuf/); one that fails is refused, counted in
+upgraph_generations_refused_total{reason} by the threat it names, and the
+previous one keeps being served (the first one failing stops serve).
+--state FILE refuses rollbacks across restarts.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "tree written by upgraph generate (or a bundle)"},
 			&cli.StringFlag{Name: "bundle", Usage: "bundle written by upgraph mirror --bundle"},
@@ -81,7 +90,7 @@ S3; on any error the previous generation keeps being served.`,
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request"},
 			&cli.BoolFlag{Name: "verify-ahead", Value: true, Usage: "check every file's digest in the background when a generation is loaded, rather than on each file's first request"},
 			&cli.StringFlag{Name: "pprof", Hidden: true, Usage: "serve net/http/pprof on this address, for profiling"},
-		}, treeFlags()...),
+		}, append(treeFlags(), trustFlags()...)...),
 		Action: withLog(runServe),
 	}
 }
@@ -98,6 +107,7 @@ type serveConfig struct {
 	poll         time.Duration
 	cacheBytes   int64
 	guard        *site.Guard
+	trust        *sign.Check // --trust
 }
 
 // serveFlags checks every flag before anything is done (flagcheck.go),
@@ -146,6 +156,9 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	}
 	if err == nil {
 		err = checkTreeFlags(c)
+	}
+	if err == nil {
+		cfg.trust, err = trustCheck(c)
 	}
 	return cfg, err
 }
@@ -258,7 +271,14 @@ func runServe(c *cli.Context, log *slog.Logger) error {
 	if cacheBytes == 0 {
 		cacheBytes = -1 // site.Options: nothing kept
 	}
-	h := site.NewHandler(site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log})
+	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log}
+	if cfg.trust != nil {
+		opts.Trust = func(ctx context.Context, t tree.Tree) error {
+			_, err := cfg.trust.Verify(ctx, t, true)
+			return err
+		}
+	}
+	h := site.NewHandler(opts)
 	stop, err := startServing(c, h, cfg, log)
 	if err != nil {
 		// Nothing is left behind: the listener closes, and so does every

@@ -226,7 +226,7 @@ func TestServeShrinkGuard(t *testing.T) {
 			waitFor(t, func() bool { return fetch(t, p.addr+"/graph?channel=fast-4.16") == manifest.EmptyGraph })
 		} else {
 			waitFor(t, func() bool {
-				return strings.Contains(fetch(t, p.addr+"/metrics"), "upgraph_generations_refused_total 1")
+				return strings.Contains(fetch(t, p.addr+"/metrics"), "upgraph_generations_refused_total{reason=\"shrink\"} 1")
 			})
 			if got := fetch(t, p.addr+"/graph?channel=fast-4.16"); got != want {
 				t.Errorf("after a refused shrink: %.200s", got)

@@ -65,7 +65,10 @@ the objects that changed are uploaded, index.json last. A failed publish
 is retried at the next refresh.
 
 Registry credentials come from the docker configuration
-($DOCKER_CONFIG/config.json); --ca-file adds the mirror registry's CA.`,
+($DOCKER_CONFIG/config.json); --ca-file adds the mirror registry's CA.
+
+--sign KEYDIR signs each generation as generate --sign does (tuf/ in
+DIR/tree, versions one more than the previous one's; docs/signing.md).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "the release images' repository, HOST/REPO (UpdateService spec.releases)"},
 			&cli.StringFlag{Name: "graph-data-image", Usage: "the graph-data image, by tag or digest (UpdateService spec.graphDataImage)"},
@@ -89,7 +92,7 @@ Registry credentials come from the docker configuration
 			&cli.StringFlag{Name: "endpoint", Usage: "--publish: URL of an S3-compatible store (default: AWS S3)"},
 			&cli.BoolFlag{Name: "path-style", Usage: "--publish: address buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores need it)"},
 			&cli.StringFlag{Name: "region", Usage: "--publish: region (default: from the AWS configuration, else " + s3tree.DefaultRegion + ")"},
-		}, guardFlags()...),
+		}, append(guardFlags(), signFlags()...)...),
 		Action: withLog(runService),
 	}
 }
@@ -209,6 +212,11 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	// generate's --out, checked now rather than at the first refresh.
 	if _, err := previousTree(cfg.treeDir()); err != nil && !cfg.force {
 		return nil, fmt.Errorf("--data %s: %s: %w", cfg.data, serviceTreeDir, err)
+	}
+	// --sign's keys are read now, so a wrong directory fails at start;
+	// each refresh reads them and the previous versions again.
+	if _, err := generationSigner(c, "", time.Now()); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }

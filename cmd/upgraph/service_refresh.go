@@ -303,9 +303,17 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 	if err != nil {
 		return "", false, err
 	}
+	resolved, err := writer.Resolve(out)
+	if err != nil {
+		return "", false, err
+	}
+	signer, err := generationSigner(r.c, resolved, at) // nil without --sign
+	if err != nil {
+		return "", false, err
+	}
 	m, err := generator.Render(ctx, built, generator.RenderOptions{
 		Store: writer.DirStore{Dir: out}, GeneratedAt: at, Workers: r.c.Int("workers"), Logger: r.log,
-		Check: guard, Catalogs: cats,
+		Check: guard, Catalogs: cats, Sign: signer,
 	})
 	if err != nil {
 		return "", refused, err

@@ -59,6 +59,11 @@ type Options struct {
 	// Check, when set, is given the manifest of what is about to be
 	// written; an error leaves the output as it was (the shrink guard).
 	Check func(next *manifest.Manifest) error
+	// Verify, when set, must accept the source tree before it is read
+	// (mirror --from --trust); a graph endpoint is then refused.
+	Verify func(ctx context.Context, t tree.Tree) error
+	// Sign is the output's generator.RenderOptions.Sign (mirror --sign).
+	Sign func(index []byte, m *manifest.Manifest) (map[string][]byte, error)
 	// Trace is the tree output's writer.DirStore.Trace.
 	Trace func(writer.Phase)
 	// Tree configures how a source tree is reached (package tree).
@@ -154,7 +159,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	render := func(store writer.Store) (err error) {
 		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
 			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
-			NoViewer: noViewer, Catalogs: cats,
+			NoViewer: noViewer, Catalogs: cats, Sign: opts.Sign,
 		})
 		return err
 	}

@@ -18,8 +18,20 @@ func openSource(ctx context.Context, opts Options) (*mirror.Tree, *mirror.Source
 		return nil, nil, err
 	}
 	if !src.IsTree() {
+		if opts.Verify != nil {
+			src.Close()
+			return nil, nil, fmt.Errorf("%s is a graph endpoint, which carries no TUF metadata to verify: only a tree can be required to be signed", opts.From)
+		}
 		t, err := openEndpoint(ctx, src.Endpoint, opts)
 		return t, src, err
+	}
+	if opts.Verify != nil {
+		// Before anything is read from it: every later read is checked
+		// against index.json, which this checks against signed targets.
+		if err := opts.Verify(ctx, src.Tree); err != nil {
+			src.Close()
+			return nil, nil, err
+		}
 	}
 	// A tree of catalogs alone has no release graph to read.
 	if m := src.Tree.Manifest(); len(m.Channels) == 0 && len(m.Catalogs) > 0 && opts.Channels == nil && opts.Arches == nil {

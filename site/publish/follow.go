@@ -17,6 +17,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -251,6 +252,24 @@ func (f *Follower) download(ctx context.Context, dir string, m *manifest.Manifes
 			return fmt.Errorf("%s does not match its size and sha256 in %s", name, manifest.FileName)
 		}
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+	}
+	// A signed tree's TUF metadata, for serve --trust (site.Options.Trust)
+	// to verify the copy; fetched after the files, so that a publish
+	// finishing meanwhile gives metadata newer than index.json, which the
+	// verification refuses, never the reverse.
+	meta, err := tree.FollowMetadata(ctx, f.b.URL(""), func(ctx context.Context, name string) ([]byte, error) {
+		return f.b.ReadFile(ctx, manifest.MetadataDir+"/"+name)
+	})
+	if err != nil {
+		return err
+	}
+	for name, data := range meta {
+		if err := os.MkdirAll(filepath.Join(dir, manifest.MetadataDir), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
 			return err
 		}
 	}

@@ -88,7 +88,7 @@ func TestFollowShrinkGuard(t *testing.T) {
 	if gets := slices.DeleteFunc(treePaths(fe.proxy.Keys(s3test.GET)), func(p string) bool { return p == manifest.FileName }); len(gets) != 0 {
 		t.Errorf("the refused generation was downloaded: %v", gets)
 	}
-	if !regexp.MustCompile(`(?m)^upgraph_generations_refused_total 1$`).MatchString(metricsOf(t, h)) {
+	if !regexp.MustCompile(`(?m)^upgraph_generations_refused_total\{reason="shrink"\} 1$`).MatchString(metricsOf(t, h)) {
 		t.Errorf("refusal not counted:\n%s", metricsOf(t, h))
 	}
 

@@ -99,7 +99,10 @@ func journalPaths(pending map[string]bool, uploads []Action) []string {
 		set = map[string]bool{}
 	}
 	for _, a := range uploads {
-		if a.Path != manifest.FileName { // replaced atomically: never half-published
+		// index.json is replaced atomically: never half-published; TUF
+		// metadata is checked by its signatures, never against an
+		// index.json.
+		if a.Path != manifest.FileName && !manifest.IsMetadata(a.Path) {
 			set[a.Path] = true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // Reason says why an object is uploaded or deleted.
@@ -360,4 +361,29 @@ var ErrTooManyDeletes = errors.New("too many deletions")
 // fileOf describes bytes as the manifest describes a file.
 func fileOf(data []byte) manifest.File {
 	return manifest.File{SHA256: manifest.SHA256(data), Size: int64(len(data))}
+}
+
+// addMetadata adds the uploads of a signed tree's TUF metadata
+// (tree.MetadataFiles), unless the published timestamp.json is already
+// the tree's: the timestamp pins the snapshot, which pins the targets. A
+// plan with no upload but these (a timestamp re-signed alone) uploads
+// timestamp.json only.
+func (p *Plan) addMetadata(ctx context.Context, t tree.Tree) error {
+	files, err := tree.MetadataFiles(ctx, t)
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	p.tree.metadata = files
+	ts := manifest.MetadataDir + "/timestamp.json"
+	published, err := p.bucket.get(ctx, ts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.bucket.URL(ts), err)
+	}
+	if published != nil && bytes.Equal(published.body, files[ts]) {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p.add(name, fileOf(files[name]), New)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -122,6 +123,9 @@ func Publish(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := plan.addMetadata(ctx, src); err != nil {
+		return nil, err
+	}
 	log.Info("publish plan", "dest", b.URL(""), "uploads", len(plan.Uploads), "bytes", plan.UploadBytes(),
 		"deletes", len(plan.Deletes), "unchanged", plan.Unchanged, "verified", plan.Verified, "dryRun", opts.DryRun)
 	rep := &Report{Plan: plan, DryRun: opts.DryRun}
@@ -160,7 +164,9 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 
 	// index.json alone is replaced atomically and needs no journal: the
 	// common case of a regenerated tree whose graphs did not change.
-	journaled := len(p.Uploads) > 0 && p.Uploads[0].Path != manifest.FileName
+	journaled := slices.ContainsFunc(p.Uploads, func(a Action) bool {
+		return a.Path != manifest.FileName && !manifest.IsMetadata(a.Path)
+	})
 	if journaled {
 		// The flag first, so no run skips the journal about to be
 		// written (see JournalPath); already set, it still holds.
@@ -177,7 +183,7 @@ func (p *Plan) execute(ctx context.Context, opts *Options, rep *Report, log *slo
 			return fmt.Errorf("recording the publish in progress: %w", err)
 		}
 	}
-	for _, phase := range []int{phaseLeaves, phaseChannels, phaseIndex} {
+	for _, phase := range []int{phaseLeaves, phaseChannels, phaseIndex, phaseTimestamp} {
 		var batch []Action
 		for _, a := range p.Uploads {
 			if p.tree.phase(a.Path) == phase {

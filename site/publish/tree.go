@@ -19,6 +19,9 @@ type source struct {
 	index    []byte // index.json as published: the exact bytes read once
 	manifest *manifest.Manifest
 	channels map[string]bool // paths of channel × arch graphs
+	// metadata are a signed tree's TUF files (tuf/, which index.json
+	// does not list), by tree path; nil for an unsigned tree.
+	metadata map[string][]byte
 }
 
 func newSource(t tree.Tree) (*source, error) {
@@ -44,6 +47,9 @@ func (s *source) read(ctx context.Context, p string) ([]byte, error) {
 	if p == manifest.FileName {
 		return s.index, nil
 	}
+	if data, ok := s.metadata[p]; ok {
+		return data, nil
+	}
 	return s.tree.ReadFile(ctx, p)
 }
 
@@ -51,8 +57,17 @@ func (s *source) read(ctx context.Context, p string) ([]byte, error) {
 // there: leaves (per-version graphs, the empty graph, signatures) first,
 // then the channel graphs that list their versions, then index.json, which
 // lists everything.
+//
+// A signed tree's versioned metadata (N.targets.json …) goes with the
+// leaves, under names no published metadata refers to yet, and
+// timestamp.json after index.json, last: a reader verifying the
+// signatures sees the old timestamp, whose targets refuse the new
+// index.json, or the new one with everything it names in place; never a
+// mix it accepts.
 func (s *source) phase(p string) int {
 	switch {
+	case p == manifest.MetadataDir+"/timestamp.json":
+		return phaseTimestamp
 	case p == manifest.FileName:
 		return phaseIndex
 	case s.channels[p]:
@@ -65,6 +80,7 @@ const (
 	phaseLeaves = iota
 	phaseChannels
 	phaseIndex
+	phaseTimestamp
 )
 
 // dirs lists the top-level directories of the files of the manifests

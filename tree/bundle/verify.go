@@ -53,7 +53,8 @@ type Summary struct {
 // file beside it (p + ".sha256"), when there is one. Any failure is an
 // *Error naming every bad file.
 //
-// Inside a tree nothing unlisted is excused: upgraph's staging
+// Inside a tree nothing unlisted is excused but a signed tree's TUF
+// metadata (manifest.MetadataDir, regular files of its names): upgraph's staging
 // directories, lock files and serving snapshots all live beside the
 // tree, never in it.
 func Verify(ctx context.Context, p string, lim Limits) (*Summary, error) {
@@ -89,6 +90,9 @@ func verifyDir(ctx context.Context, dir string, lim Limits) (*Summary, error) {
 		case err != nil:
 			ps.add(name, "%v", err)
 		case d.IsDir() || name == manifest.FileName:
+		case manifest.IsMetadata(name) && d.Type().IsRegular():
+			// TUF metadata, which index.json cannot list: tree/sign
+			// checks it when verifying with a trusted root.
 		case !listed(m, name):
 			ps.add(name, "not listed in index.json")
 		case !d.Type().IsRegular():

@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -121,10 +123,49 @@ func pack(ctx context.Context, root *os.Root, m *manifest.Manifest, index []byte
 		}
 		w.Files++
 	}
+	// A signed tree's TUF metadata, which index.json does not list,
+	// last.
+	meta, err := metadataFiles(root)
+	if err != nil {
+		return err
+	}
+	for _, name := range meta {
+		data, err := root.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(header(name, int64(len(data)))); err != nil {
+			return err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+		w.Files++
+	}
 	if err := tw.Close(); err != nil {
 		return err
 	}
 	return gz.Close()
+}
+
+// metadataFiles lists the TUF metadata files of the tree in root
+// (manifest.MetadataDir), sorted: none for an unsigned tree.
+func metadataFiles(root *os.Root) ([]string, error) {
+	entries, err := fs.ReadDir(root.FS(), manifest.MetadataDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		name := manifest.MetadataDir + "/" + e.Name()
+		if manifest.IsMetadata(name) && e.Type().IsRegular() {
+			names = append(names, name)
+		}
+	}
+	return names, nil
 }
 
 func packFile(root *os.Root, name string, want manifest.File, tw *tar.Writer, hdr *tar.Header) error {

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/tree/sign"
+)
+
+func keysCommand() *cli.Command {
+	algorithm := &cli.StringFlag{Name: "algorithm", Value: string(sign.Ed25519), Usage: "key type of the keys made: ed25519 (deterministic signatures) or ecdsa-p256"}
+	threshold := &cli.StringSliceFlag{Name: "threshold", Usage: "ROLE=T[/N]: role (root, targets, snapshot or timestamp) gets N keys (default T), T of which must sign (repeatable; default 1/1 each)"}
+	expires := &cli.DurationFlag{Name: "root-expiry", Value: sign.DefaultRootExpiry, Usage: "how long the root is valid, from SOURCE_DATE_EPOCH or now"}
+	return &cli.Command{
+		Name:  "keys",
+		Usage: "make and rotate the TUF keys that sign trees (docs/signing.md)",
+		Subcommands: []*cli.Command{{
+			Name:      "init",
+			Usage:     "create a TUF root with separate root, targets, snapshot and timestamp keys",
+			ArgsUsage: "DIR",
+			Description: `Creates DIR (new or empty, never inside a tree) with DIR/private/<keyid>.pem,
+one PKCS #8 private key per key (mode 0600, DIR/private 0700), and the
+signed root DIR/1.root.json, also DIR/root.json: the trust anchor verifiers
+are given (verify --trust DIR/root.json). Refuses to overwrite a root or
+keys. Keep the root and targets keys offline; the machine that renews
+timestamps (upgraph sign --timestamp) needs only DIR/root.json, its chain
+and the timestamp key.`,
+			Flags:  []cli.Flag{algorithm, threshold, expires},
+			Action: runKeysInit,
+		}, {
+			Name:      "rotate",
+			Usage:     "make the next root: new keys for the roles named, signed by the old root's threshold and the new keys",
+			ArgsUsage: "DIR",
+			Description: `Writes DIR/N+1.root.json, then DIR/root.json, with new keys (DIR/private)
+for each --role and the rest as before, signed by the threshold of root
+version N's root keys and by the new root keys, so that a verifier walking
+the chain from any earlier root accepts it. The chain DIR/1.root.json …
+is kept and travels in every tree signed afterwards. Delete the private
+keys rotated out once the new root is published.`,
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "role", Value: cli.NewStringSlice("root"), Usage: "roles whose keys are replaced (repeatable)"},
+				algorithm, threshold, expires,
+			},
+			Action: runKeysRotate,
+		}},
+	}
+}
+
+// keysArgs reads the flags keys init and rotate share.
+func keysArgs(c *cli.Context) (dir string, alg sign.Algorithm, ths map[string]sign.Threshold, at time.Time, err error) {
+	if c.NArg() != 1 {
+		return "", "", nil, at, fmt.Errorf("want DIR, got %d arguments (flags go before it)", c.NArg())
+	}
+	if alg, err = sign.ParseAlgorithm(c.String("algorithm")); err != nil {
+		return "", "", nil, at, fmt.Errorf("--algorithm: %w", err)
+	}
+	ths = map[string]sign.Threshold{}
+	for _, s := range c.StringSlice("threshold") {
+		role, th, err := sign.ParseThreshold(s)
+		if err != nil {
+			return "", "", nil, at, fmt.Errorf("--threshold %w", err)
+		}
+		ths[role] = th
+	}
+	if c.Duration("root-expiry") <= 0 {
+		return "", "", nil, at, fmt.Errorf("--root-expiry %s: want a positive duration", c.Duration("root-expiry"))
+	}
+	at, err = generatedAt()
+	return c.Args().First(), alg, ths, at, err
+}
+
+func runKeysInit(c *cli.Context) error {
+	dir, alg, ths, at, err := keysArgs(c)
+	if err != nil {
+		return err
+	}
+	root, err := sign.Init(dir, sign.InitOptions{Algorithm: alg, Thresholds: ths, At: at, RootExpiry: c.Duration("root-expiry")})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "created root version %d in %s (%s keys: %s), expires %s\n", root.Signed.Version, dir, alg,
+		sign.Describe(root), root.Signed.Expires.Format(time.RFC3339))
+	return nil
+}
+
+func runKeysRotate(c *cli.Context) error {
+	dir, alg, ths, at, err := keysArgs(c)
+	if err != nil {
+		return err
+	}
+	for _, role := range c.StringSlice("role") {
+		if !slices.Contains(sign.Roles, role) {
+			return fmt.Errorf("--role %q: want one of %s", role, strings.Join(sign.Roles, ", "))
+		}
+	}
+	for role := range ths {
+		if !slices.Contains(c.StringSlice("role"), role) {
+			return fmt.Errorf("--threshold %s=…: %s is not rotated (add --role %s)", role, role, role)
+		}
+	}
+	root, err := sign.Rotate(dir, sign.RotateOptions{Roles: c.StringSlice("role"), Algorithm: alg, Thresholds: ths, At: at, RootExpiry: c.Duration("root-expiry")})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "rotated %s: root version %d in %s (%s), expires %s\n", strings.Join(c.StringSlice("role"), ", "),
+		root.Signed.Version, dir, sign.Describe(root), root.Signed.Expires.Format(time.RFC3339))
+	return nil
+}
