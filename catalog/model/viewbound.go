@@ -1,12 +1,13 @@
 package model
 
 // FileListMax is the most hops of OLM v0's pathToHead and the most OLM
-// v1 candidates a written next/ file lists (Bounded). 16 covers the
-// paths and candidate lists of real catalogs whole (the shared
-// catalog's longest path to a head is shorter) while a file stays a few
-// KB: without a bound a channel of n bundles gave n²/2 hops or
-// candidates over its n files (issue 24: 55 MB of next/ files from a
-// 1,000-bundle replaces chain).
+// v1 candidates a written next/ file lists (Bounded). Without a bound a
+// channel of n bundles gave n²/2 hops or candidates over its n files
+// (issue 24: 55 MB of next/ files from a 1,000-bundle replaces chain).
+// 16 keeps a file to a few KB (a hop is 100 to 200 bytes) while a
+// reader rebuilds a path of n hops from ⌈n/16⌉ files: on the shared
+// catalog 235 of 873 files are cut, the longest path (79 hops) takes 5
+// files, and 11 candidate lists are cut (the longest has 23).
 const FileListMax = 16
 
 // Bounded cuts the view to what a next/ file lists, so that a channel's
