@@ -73,6 +73,8 @@ func TestOperatorDocuments(t *testing.T) {
 		{"pick not an object", "/olmV1/pick", "", OperatorNext, rep(opNext, `"pick":{"name":"p.v1.1.0","version":"1.1.0"}`, `"pick":"p.v1.1.0"`)},
 		{"via with a range", "/olmV1/candidates/0/via/0/range", "not allowed", OperatorNext, rep(opNext, `"type":"skipRange"}`, `"type":"skipRange","range":"<1.1.0"}`)},
 		{"installed false", "/olmV1/candidates/1/installed", "", OperatorNext, rep(opNext, `"installed":true`, `"installed":false`)},
+		{"path total not past a cut", "/olmV0/pathToHeadTotal", "", OperatorNext, rep(opNext, `"reachesHead":true`, `"pathToHeadTotal":1,"reachesHead":true`)},
+		{"candidates total not past a cut", "/olmV1/candidatesTotal", "", OperatorNext, rep(opNext, `"candidates":[`, `"candidatesTotal":2,"candidates":[`)},
 		{"catalog name not a label", "/catalogs/0/name", "DNS-1123", Index, rep(opIndex, `"name":"community"`, `"name":"Community"`)},
 		{"catalog path elsewhere", "/catalogs/0/path", "is not operators/community/catalog.json", Index, rep(opIndex, `"path":"operators/community/catalog.json"`, `"path":"operators/other/catalog.json"`)},
 		{"catalog summary not listed", "/catalogs/0/path", "not in files", Index, rep(opIndex, `"files":{"operators/community/catalog.json"`, `"files":{"operators/community/catalog.jsom"`)},

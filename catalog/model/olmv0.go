@@ -68,12 +68,16 @@ type V0Query struct {
 // no update) and the hops one resolution at a time until no further
 // update, with whether that ends at the head.
 type V0Result struct {
-	Semantics   string `json:"semantics"`
-	Channel     string `json:"channel"`
-	Head        string `json:"head,omitempty"`
-	Next        *Hop   `json:"next"`
-	PathToHead  []Hop  `json:"pathToHead"`
-	ReachesHead bool   `json:"reachesHead"`
+	Semantics  string `json:"semantics"`
+	Channel    string `json:"channel"`
+	Head       string `json:"head,omitempty"`
+	Next       *Hop   `json:"next"`
+	PathToHead []Hop  `json:"pathToHead"`
+	// PathToHeadTotal is set only in a written next/ file whose
+	// PathToHead is cut (InstalledView.Bounded): the whole path's number
+	// of hops, the rest continuing in the last listed hop's file.
+	PathToHeadTotal int  `json:"pathToHeadTotal,omitempty"`
+	ReachesHead     bool `json:"reachesHead"`
 	// Stranded is set when the updates stop because the next bundle is
 	// Prohibited (the legacy olm.deprecated property).
 	Stranded *V0Stranded `json:"stranded,omitempty"`

@@ -49,7 +49,11 @@ type V1Result struct {
 	Channels     []string      `json:"channels,omitempty"`
 	VersionRange string        `json:"versionRange,omitempty"`
 	Candidates   []V1Candidate `json:"candidates"`
-	Pick         *V1Candidate  `json:"pick"`
+	// CandidatesTotal is set only in a written next/ file whose
+	// Candidates are cut to the first ones (InstalledView.Bounded): the
+	// number of candidates.
+	CandidatesTotal int          `json:"candidatesTotal,omitempty"`
+	Pick            *V1Candidate `json:"pick"`
 	// Refusal is the post-pick validation's failure: the bundle the
 	// resolver chose and the controller then refuses (Pick is nil, Error
 	// is the controller's message). There is no fallback to an older

@@ -9,7 +9,9 @@
 //	                          OLM v0's next hop and path to the head, OLM v1's
 //	                          candidates and pick or refusal, across the
 //	                          catalogs of the set that have P
-//	                          (model.InstalledViewIn)
+//	                          (model.InstalledViewIn), at most
+//	                          model.FileListMax hops and candidates
+//	                          (model.InstalledView.Bounded)
 //
 // Package, channel and bundle names are encoded as file names by
 // EncodeName. Every file is compact JSON (the .jsonl files one blob a
@@ -349,7 +351,9 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					data, err := marshal(e.InstalledViewIn(set))
+					v := e.InstalledViewIn(set)
+					v.Bounded(ch)
+					data, err := marshal(v)
 					if err != nil {
 						return err
 					}

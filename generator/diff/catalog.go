@@ -126,6 +126,28 @@ func (s catalogSide) names() []string {
 	return ns
 }
 
+// wholePath is the names of the hops of OLM v0's path of a next/ file
+// of the channel directory next: a file lists at most
+// model.FileListMax of them, and when it is cut (PathToHeadTotal) the
+// last listed hop's file continues the path, up to the total.
+func (s catalogSide) wholePath(ctx context.Context, next string, v model.V0Result) ([]string, error) {
+	total := max(v.PathToHeadTotal, len(v.PathToHead))
+	out := make([]string, 0, total)
+	for page := v.PathToHead; len(out) < total && len(page) > 0; {
+		for _, h := range page[:min(len(page), total-len(out))] {
+			out = append(out, h.Name)
+		}
+		if len(out) < total {
+			var more model.InstalledView
+			if err := s.read(ctx, next+views.EncodeName(out[len(out)-1])+".json", &more); err != nil {
+				return nil, err
+			}
+			page = more.OLMV0.PathToHead
+		}
+	}
+	return out, nil
+}
+
 func (s catalogSide) read(ctx context.Context, name string, v any) error {
 	data, err := s.t.ReadFile(ctx, name)
 	if err != nil {
@@ -338,10 +360,11 @@ func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, n
 			}
 		}
 		if vs[0].OLMV0.ReachesHead && !vs[1].OLMV0.ReachesHead {
-			s := StrandedBundle{GraphRef: ref(n), Old: []string{}, Error: vs[1].OLMV0.Error, Prohibited: vs[1].OLMV0.Stranded}
-			for _, h := range vs[0].OLMV0.PathToHead {
-				s.Old = append(s.Old, h.Name)
+			old, err := sides[0].wholePath(ctx, dir+oc.Next, vs[0].OLMV0)
+			if err != nil {
+				return d, err
 			}
+			s := StrandedBundle{GraphRef: ref(n), Old: old, Error: vs[1].OLMV0.Error, Prohibited: vs[1].OLMV0.Stranded}
 			d.Stranded = append(d.Stranded, s)
 		}
 		if o, nw := vs[0].OLMV1, vs[1].OLMV1; o.Refusal == nil && nw.Refusal != nil {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/upgraph/upgraph/catalog/model"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
@@ -231,5 +233,63 @@ func TestDiffCatalogs(t *testing.T) {
 	if md := b.String(); len(md) > 1800 || !strings.Contains(md, "| community | kube-green | alpha |") ||
 		!strings.Contains(md, "more catalog sections left out to keep this under 1800 bytes") {
 		t.Errorf("markdown within 1800 bytes (%d):\n%s", len(md), md)
+	}
+}
+
+// chainFBC writes an FBC directory of package p, channel stable, of n
+// bundles p.v1.0.0 … each replacing the one before; with prohibitHead
+// the head has the legacy olm.deprecated property.
+func chainFBC(t *testing.T, n int, prohibitHead bool) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"schema":"olm.package","name":"p","defaultChannel":"stable"}` + "\n")
+	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"p","entries":[`)
+	for i := range n {
+		if i > 0 {
+			fmt.Fprintf(&b, `,{"name":"p.v1.0.%d","replaces":"p.v1.0.%d"}`, i, i-1)
+		} else {
+			b.WriteString(`{"name":"p.v1.0.0"}`)
+		}
+	}
+	b.WriteString("]}\n")
+	for i := range n {
+		extra := ""
+		if prohibitHead && i == n-1 {
+			extra = `,{"type":"olm.deprecated","value":{}}`
+		}
+		fmt.Fprintf(&b, `{"schema":"olm.bundle","name":"p.v1.0.%d","package":"p","image":"quay.io/x/p@sha256:%064d","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.%d"}}%s]}`+"\n", i, i, i, extra)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "catalog.json"), b.String())
+	return dir
+}
+
+// TestDiffCatalogsCutPath: a stranded install's old path
+// (oldPathToHead) is the whole path even when its next/ file lists only
+// its first model.FileListMax hops: diff follows the last listed hop's
+// file.
+func TestDiffCatalogsCutPath(t *testing.T) {
+	const n = 3*model.FileListMax + 2
+	old, new := open(t, catalogTree(t, chainFBC(t, n, false))), open(t, catalogTree(t, chainFBC(t, n, true)))
+	r := compare(t, old, new, Options{})
+	if len(r.Catalogs) != 1 || len(r.Catalogs[0].Changed) != 1 || len(r.Catalogs[0].Changed[0].Changed) != 1 {
+		t.Fatalf("want one channel that differs, got %+v", r)
+	}
+	ch := r.Catalogs[0].Changed[0].Changed[0]
+	if len(ch.Stranded) != n-1 {
+		t.Fatalf("%d installs newly stranded, want %d", len(ch.Stranded), n-1)
+	}
+	for _, s := range ch.Stranded {
+		var i int
+		if _, err := fmt.Sscanf(s.Name, "p.v1.0.%d", &i); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for k := i + 1; k < n; k++ {
+			want = append(want, fmt.Sprintf("p.v1.0.%d", k))
+		}
+		if !slices.Equal(s.Old, want) {
+			t.Errorf("%s: old path %v, want %v", s.Name, s.Old, want)
+		}
 	}
 }

@@ -59,8 +59,7 @@ func BenchmarkOperatorsFirstRender(b *testing.B) {
 	readJSONFile(b, dir, base+catviews.ChannelGraphPath(pkg, channel), &g)
 	installed = g.Nodes[len(g.Nodes)-1].Name
 	for _, n := range g.Nodes {
-		var nf opNextFile
-		readJSONFile(b, dir, base+catviews.NextPath(pkg, channel, n.Name), &nf)
+		nf := readNextFile(b, dir, base, pkg, channel, n.Name)
 		if len(nf.OlmV0.PathToHead) > longest {
 			installed, longest = n.Name, len(nf.OlmV0.PathToHead)
 		}

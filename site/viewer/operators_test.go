@@ -169,11 +169,12 @@ type opNextFile struct {
 		Name string `json:"name"`
 	} `json:"installed"`
 	OlmV0 struct {
-		Head        string  `json:"head"`
-		Next        *opHop  `json:"next"`
-		PathToHead  []opHop `json:"pathToHead"`
-		ReachesHead bool    `json:"reachesHead"`
-		Stranded    *struct {
+		Head            string  `json:"head"`
+		Next            *opHop  `json:"next"`
+		PathToHead      []opHop `json:"pathToHead"`
+		PathToHeadTotal int     `json:"pathToHeadTotal"`
+		ReachesHead     bool    `json:"reachesHead"`
+		Stranded        *struct {
 			At       string `json:"at"`
 			Bundle   string `json:"bundle"`
 			Property string `json:"property"`
@@ -211,6 +212,27 @@ type catalogPackage struct {
 // find returns the index of package name in cf.Packages, -1 if none.
 func (cf *catalogFile) find(name string) int {
 	return slices.IndexFunc(cf.Packages, func(p catalogPackage) bool { return p.Name == name })
+}
+
+// readNextFile reads the next/ file of bundle b in channel ch of pkg
+// in the catalog directory base of dir with OLM v0's whole path: a file
+// lists at most model.FileListMax hops, and when it is cut
+// (pathToHeadTotal) the last listed hop's file continues it, as the page
+// follows it.
+func readNextFile(t testing.TB, dir, base, pkg, ch, b string) opNextFile {
+	t.Helper()
+	var nf opNextFile
+	readJSONFile(t, dir, base+catviews.NextPath(pkg, ch, b), &nf)
+	for total := nf.OlmV0.PathToHeadTotal; len(nf.OlmV0.PathToHead) < total; {
+		var more opNextFile
+		readJSONFile(t, dir, base+catviews.NextPath(pkg, ch, nf.OlmV0.PathToHead[len(nf.OlmV0.PathToHead)-1].Name), &more)
+		add := more.OlmV0.PathToHead
+		if len(add) == 0 {
+			t.Fatalf("next/ file of %s: the path is cut, and its last hop's file lists no hop", b)
+		}
+		nf.OlmV0.PathToHead = append(nf.OlmV0.PathToHead, add[:min(len(add), total-len(nf.OlmV0.PathToHead))]...)
+	}
+	return nf
 }
 
 func readJSONFile(t testing.TB, dir, name string, v any) {
@@ -822,8 +844,7 @@ func checkPackage(t *testing.T, p *page, dir, catalog, pkg string) (states, entr
 		}
 		for k, s := range p.goOpsAll(t, qs, false) {
 			b := names[k]
-			var nf opNextFile
-			readJSONFile(t, dir, base+catviews.NextPath(pkg, c.Name, b), &nf)
+			nf := readNextFile(t, dir, base, pkg, c.Name, b)
 			states++
 			if s.State.Installed != b || s.Installed != b || s.State.Channel != c.Name {
 				t.Fatalf("%s: installed %s, the page shows %q (%q) in %s", cw, b, s.State.Installed, s.Installed, s.State.Channel)

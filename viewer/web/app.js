@@ -8,7 +8,7 @@
 import {
   Graph, channelEntries, channelGraphPath, compareVersions, deprecationsOf, edgeCounts, edgeCurves, filterNames, graphPath,
   isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
-  readNext, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogs, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
+  readNext, readNextWhole, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogs, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
 } from './graph.js';
 
 /* global cytoscape */
@@ -1083,7 +1083,7 @@ function createOperators(ctx) {
     const t1 = performance.now();
     ops.pkgDoc = pkgDoc;
     if (ops.graphKey !== gPath || !ops.model) ops.model = opGraph(graphDoc);
-    ops.next = nextDoc ? readNext(nextDoc) : null;
+    ops.next = nextDoc ? await readNextWhole(nextDoc, (b) => load(nextPath(cat.name, state.package, state.channel, b)).catch(() => null)) : null;
     writeOpURL(push);
     const model = ops.model;
     const where = state.view === 'package' ? `${state.package} (all channels)` : `${state.package} · ${state.channel}`;
@@ -1251,6 +1251,9 @@ function createOperators(ctx) {
         if (c.deprecated) li.append(el('div', { class: 'deprecation', text: c.deprecated }));
         return li;
       })));
+      if (v1.candidatesTotal > v1.candidates.length) {
+        v1Box.append(el('p', { id: 'op-v1-more', class: 'summary', text: `The first ${v1.candidates.length} of ${countOf(v1.candidatesTotal, 'candidate')} (a next/ file lists at most ${v1.candidates.length}).` }));
+      }
     }
     return el('section', { id: 'op-next' },
       el('h3', { text: 'OLM v0 (Subscription)' }), v0Box,

@@ -644,7 +644,11 @@ const viaTypes = (h) => (h && h.via ? h.via.map((v) => v.type) : []);
 // v1: {channels, candidates: [{name, version, installed, deprecated,
 // via}], pick, refusal: {bundle, property, message} or null, catalog,
 // perCatalog: [{catalog, priority, found, candidates, first}], semantics,
-// error}}, names for bundles and type lists for via. stranded is OLM v0
+// error}}, names for bundles and type lists for via. A next/ file lists at
+// most 16 hops and candidates (model.FileListMax): v0.pathTotal and
+// v1.candidatesTotal are the whole counts (the listed counts when not
+// cut); a cut path continues in the last listed hop's next/ file
+// (readNextWhole follows it). stranded is OLM v0
 // stopping before a Prohibited bundle (legacy olm.deprecated); refusal is
 // operator-controller refusing the bundle it resolved (it declares a
 // dependency): there is no pick then, and no fallback.
@@ -657,13 +661,14 @@ export function readNext(doc) {
     installed: (doc.installed || {}).name || '',
     v0: {
       head: v0.head || '', next: v0.next ? v0.next.name : '', nextVia: viaTypes(v0.next),
-      path: (v0.pathToHead || []).map(hop), reachesHead: !!v0.reachesHead,
+      path: (v0.pathToHead || []).map(hop), pathTotal: v0.pathToHeadTotal || (v0.pathToHead || []).length, reachesHead: !!v0.reachesHead,
       stranded: st ? { at: st.at || '', bundle: st.bundle || '', property: st.property || '', message: st.message || '' } : null,
       semantics: v0.semantics || '', error: v0.error || '',
     },
     v1: {
       channels: v1.channels || [],
       candidates: (v1.candidates || []).map((c) => ({ name: c.name, version: c.version || '', installed: !!c.installed, deprecated: c.deprecated || '', via: viaTypes(c) })),
+      candidatesTotal: v1.candidatesTotal || (v1.candidates || []).length,
       pick: v1.pick ? v1.pick.name : '', pickInstalled: !!(v1.pick && v1.pick.installed),
       refusal: ref ? { bundle: ref.bundle || '', property: ref.property || '', message: ref.message || '' } : null,
       catalog: doc.olmV1Catalog || '',
@@ -671,6 +676,23 @@ export function readNext(doc) {
       semantics: v1.semantics || '', error: v1.error || '',
     },
   };
+}
+
+// readNextWhole is readNext with OLM v0's whole path: while the path is
+// cut (fewer hops listed than pathTotal) it appends the hops of
+// loadNext(last listed hop)'s file (the path from a hop is the rest of
+// the path), up to pathTotal; it stops early, leaving pathTotal, when
+// a continuation file is missing or adds no hop.
+export async function readNextWhole(doc, loadNext) {
+  const next = readNext(doc);
+  const path = next.v0.path;
+  while (path.length < next.v0.pathTotal) {
+    const more = await loadNext(path[path.length - 1].name);
+    const add = more ? readNext(more).v0.path.slice(0, next.v0.pathTotal - path.length) : [];
+    if (!add.length) break;
+    path.push(...add);
+  }
+  return next;
 }
 
 // pathEdges marks, in model, the edges of OLM v0's path from the installed
@@ -1184,9 +1206,20 @@ export class PlanCatalog {
     const v0 = (next && next.olmV0) || {};
     const hops = first ? [first] : [];
     let prev = from;
-    for (const h of v0.pathToHead || []) {
-      hops.push({ from: prev, to: (await this.bundle(p, h.name)) || { name: h.name, version: h.version || '', known: false }, via: viaTypes(h) });
-      prev = h.name;
+    // A next/ file lists at most 16 hops: when cut (pathToHeadTotal),
+    // the last listed hop's file continues the path, up to the total.
+    const total = v0.pathToHeadTotal || (v0.pathToHead || []).length;
+    let page = v0.pathToHead || [];
+    for (let taken = 0; taken < total && page.length;) {
+      for (const h of page.slice(0, total - taken)) {
+        hops.push({ from: prev, to: (await this.bundle(p, h.name)) || { name: h.name, version: h.version || '', known: false }, via: viaTypes(h) });
+        prev = h.name;
+        taken++;
+      }
+      if (taken < total) {
+        const more = await this.get(nextPath(this.name, p, ch, prev));
+        page = (more && more.olmV0 && more.olmV0.pathToHead) || [];
+      }
     }
     const found = inst.name === v0.head || !!v0.reachesHead;
     // OLM v0 stops before a Prohibited bundle (the next/ file's
