@@ -1625,7 +1625,8 @@ function createPlan() {
     $('plan-catalogs').replaceChildren(el('span', { text: 'Catalogs of each minor, a set as on the cluster (default: the catalogs whose names end with v<major>-<minor>; an operator names its catalog, without the minor, when several have its package): ' }),
       ...minors.map((m) => {
         const k = `${m.major}.${m.minor}`;
-        const sel = el('select', { 'data-minor': k, multiple: '', size: String(Math.min(4, Math.max(2, names.length))), 'aria-label': `Catalogs of ${k}` });
+        const sel = el('select', { 'data-minor': k, size: String(Math.min(4, Math.max(2, names.length))), 'aria-label': `Catalogs of ${k}` });
+        sel.multiple = true;
         for (const n of names) {
           const o = el('option', { value: n, text: n });
           o.selected = (mapping[k] || []).includes(n);
