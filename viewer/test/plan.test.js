@@ -327,3 +327,41 @@ test('plan URL: the OLM runtime', () => {
   assert.ok(!planSearch({ ...s, olm: 'v0' }).includes('olm='));
   assert.equal(readPlanState('?plan&olm=v2').olm, 'v0');
 });
+
+// OLM v1 over a minor's catalog set (routeV1Set, as catalog/upgrade's
+// walkV1Set and plan's firstHop): picks land in whichever catalog wins
+// and the walk goes on from there; a tie on the way is catalog-tie; from
+// a bundle the operator's catalog lacks, a tie is channel-invalid and a
+// pick from another catalog ends the route (unreachable).
+test('routeV1Set', async () => {
+  const mk = (name, nodes, entries, head) => {
+    const files = new Map();
+    const texts = new Map();
+    files.set(`operators/${name}/catalog.json`, { packages: [{ name: 'p' }] });
+    files.set(packageGraphPath(name, 'p'), { name: 'p', defaultChannel: 'stable', channels: [{ name: 'stable', head }],
+      nodes: nodes.map(([n, v]) => ({ name: n, version: v, channels: ['stable'] })) });
+    texts.set(`operators/${name}/metas/package/p/olm.channel.jsonl`, `${JSON.stringify({ schema: 'olm.channel', package: 'p', name: 'stable', entries })}\n`);
+    texts.set(`operators/${name}/metas/package/p/olm.bundle.jsonl`, '');
+    return new PlanCatalog(name, async (path) => files.get(path) || null, async (path) => texts.get(path) || null);
+  };
+  const home = mk('home', [['p.v1', '1.0.0'], ['p.v3', '3.0.0']], [{ name: 'p.v1' }, { name: 'p.v3', replaces: 'p.v2' }], 'p.v3');
+  const hi = mk('hi', [['p.v2', '2.0.0'], ['p.v3', '3.0.0']], [{ name: 'p.v2', replaces: 'p.v1' }, { name: 'p.v3', replaces: 'p.v2' }], 'p.v3');
+  const set = (others) => ({ home: { name: 'home', cat: home }, all: [{ name: 'home', priority: 0, cat: home }, ...others] });
+  // p.v1 → p.v2 → p.v3, both from hi (priority 5 beats home's staying
+  // on p.v1): found, the hop landing on home's head by name.
+  let rt = await routeV1Set(set([{ name: 'hi', priority: 5, cat: hi }]), 'p', 'stable', { name: 'p.v1', version: '1.0.0' });
+  assert.deepEqual(rt.hops.map((h) => [h.to.name, h.catalog]), [['p.v2', 'hi'], ['p.v3', 'hi']]);
+  assert.equal(rt.found, true);
+  // A catalog with p.v3 at hi's priority: the pick from p.v2 ties, every
+  // catalog kept named (home's lower priority included).
+  const twin = mk('twin', [['p.v3', '3.0.0']], [{ name: 'p.v3', replaces: 'p.v2' }], 'p.v3');
+  rt = await routeV1Set(set([{ name: 'hi', priority: 5, cat: hi }, { name: 'twin', priority: 5, cat: twin }]), 'p', 'stable', { name: 'p.v1', version: '1.0.0' });
+  assert.deepEqual([rt.found, rt.reason, rt.hops.map((h) => h.to.name)], [false, 'catalog-tie', ['p.v2']]);
+  assert.match(rt.message, /same priority \[hi home twin\]/);
+  // From p.v2, which home lacks: the tie is plan's firstHop's channel-invalid.
+  rt = await routeV1Set(set([{ name: 'twin', priority: 0, cat: twin }]), 'p', 'stable', { name: 'p.v2', version: '2.0.0' });
+  assert.deepEqual([rt.found, rt.reason, rt.hops.length], [false, 'channel-invalid', 0]);
+  // From p.v2 with twin of higher priority: its pick ends the route.
+  rt = await routeV1Set(set([{ name: 'twin', priority: 1, cat: twin }]), 'p', 'stable', { name: 'p.v2', version: '2.0.0' });
+  assert.deepEqual([rt.found, rt.reason, rt.hops.map((h) => h.catalog)], [false, 'unreachable', ['twin']]);
+});
