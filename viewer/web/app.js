@@ -1622,13 +1622,16 @@ function createPlan() {
       if (picked.length) mapping[k] = picked;
     }
     view.mapping = mapping;
+    // Each option says the catalog's set name and recorded priority (a
+    // catalog.json that cannot be read shows "?"; the plan says why).
+    const priorities = new Map(await Promise.all(names.map((n) => catalog(n).summary().then((x) => [n, x.priority || 0], () => [n, undefined]))));
     $('plan-catalogs').replaceChildren(el('span', { text: 'Catalogs of each minor, a set as on the cluster (default: the catalogs whose names end with v<major>-<minor>; an operator names its catalog, without the minor, when several have its package): ' }),
       ...minors.map((m) => {
         const k = `${m.major}.${m.minor}`;
         const sel = el('select', { 'data-minor': k, size: String(Math.min(4, Math.max(2, names.length))), 'aria-label': `Catalogs of ${k}` });
         sel.multiple = true;
         for (const n of names) {
-          const o = el('option', { value: n, text: n });
+          const o = el('option', { value: n, text: `${n} (${setName(n)}, priority ${priorities.get(n) ?? '?'})` });
           o.selected = (mapping[k] || []).includes(n);
           sel.append(o);
         }
