@@ -954,7 +954,16 @@ func notes(p *Plan, cross []crossing, req Request) []string {
 		}
 	}
 	if len(req.Operators) > 0 && len(cross) > 0 {
-		out = append(out, "Operators stay on their installed bundles unless an update is required (with automatic approval, OLM moves them along their channels anyway); paths are graph only: no dependency, GVK or constraint solving.")
+		// What is modelled depends on the runtime: OLM v1 refuses a
+		// resolved bundle that declares a dependency (operator-controller's
+		// NoDependencyValidation), which the routes model; OLM v0 solves
+		// dependencies, which they do not (issue 25).
+		const stay = "Operators stay on their installed bundles unless an update is required (with automatic approval, OLM moves them along their channels anyway)"
+		if req.OLM == upgrade.V1 {
+			out = append(out, stay+"; OLM v1's refusal of a resolved bundle that declares a dependency (olm.package.required, olm.gvk.required, olm.constraint) is modelled as operator-controller decides, with no fallback to an older bundle; no dependency is solved, as OLM v1 solves none.")
+		} else {
+			out = append(out, stay+"; OLM v0's Prohibited bundles are never hops, but its dependency, GVK and constraint solving is not modelled: paths follow the channel graph only (issue 25).")
+		}
 	}
 	return append([]string{}, out...)
 }

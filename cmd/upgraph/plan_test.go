@@ -137,6 +137,14 @@ var planCases = []struct {
 	// same answers, each catalog listed with its priority.
 	{"major-set-v1", []string{"--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1", "--olm", "v1",
 		"--operators", "testdata/plan/operators-major.yaml", "--catalog-set", "testdata/plan/catalog-set-major.yaml"}, 1},
+	// The gated case over a catalog set with OLM v1 (catalog-set-gated:
+	// ocp at 4.22 over a lower-priority mirror, whose copy loses; ocp and
+	// tie of equal priority at 5.0): needs-op's update from ocp is
+	// refused (blocked); prohibited-op updates in ocp, then in v5.0 its
+	// best bundle is in ocp and tie at the same priority: a tie, it
+	// stays (stranded).
+	{"gated-set-v1", []string{"--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1", "--olm", "v1",
+		"--operators", "testdata/plan/operators-gated-set.yaml", "--catalog-set", "testdata/plan/catalog-set-gated.yaml"}, 1},
 	// No path at all (a downgrade): blocked, operators resolved only.
 	{"no-path", []string{"--channel", "stable-4.22", "--from", "4.22.1", "--to", "4.21.0",
 		"--operators", "testdata/plan/operators-major.yaml", "--catalogs", planCatalogsFlag(false, "4.21", "4.22")}, 1},

@@ -497,3 +497,95 @@ func compactOps(t *testing.T, yaml string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// TestPlanViewCatalogSet: on a tree generated with --catalog-set (each
+// catalog's priority recorded in its catalog.json), the page's default
+// sets (every catalog named for the minor) and OLM v1 across them equal
+// `upgraph plan --catalog-set testdata/plan/catalog-set-gated.yaml` (its
+// golden gated-set-v1): at 4.22 ocp over the lower-priority mirror, with
+// needs-op's update refused; at 5.0 ocp and tie of equal priority,
+// prohibited-op's best bundle in both (a tie).
+func TestPlanViewCatalogSet(t *testing.T) {
+	if _, err := os.Stat(planFixtures); err != nil {
+		t.Skipf("no plan fixtures: %v", err)
+	}
+	bin, _ := planTree(t)
+	abs, err := filepath.Abs(filepath.Join(planFixtures, "catalogs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := filepath.Join(t.TempDir(), "set.yaml")
+	// The tree's catalogs named per minor (the page's set names drop the
+	// minor: ocp-v4-22 is "ocp"), with the set file's priorities.
+	body := fmt.Sprintf("catalogs:\n- {name: ocp-v4-22, source: 'dir:%[1]s/v4.22'}\n- {name: mirror-v4-22, priority: -10, source: 'dir:%[1]s/v4.22'}\n"+
+		"- {name: ocp-v5-0, source: 'dir:%[1]s/v5.0'}\n- {name: tie-v5-0, source: 'dir:%[1]s/tie-v5.0'}\n", abs)
+	if err := os.WriteFile(set, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(t.TempDir(), "tree")
+	if out, err := exec.Command(bin, "generate", "--releases", "metadata:"+filepath.Join(planFixtures, "releases"),
+		"--graph-data", filepath.Join(planFixtures, "graph-data"), "--out", tree, "--catalog-set", set).CombinedOutput(); err != nil {
+		t.Fatalf("upgraph generate --catalog-set: %v\n%s", err, out)
+	}
+	args := []string{"plan", "--source", tree, "--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1", "--olm", "v1",
+		"--operators", "testdata/plan/operators-gated-set.yaml", "--catalog-set", "testdata/plan/catalog-set-gated.yaml", "--format", "json"}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = filepath.Join(planFixtures, "..", "..")
+	wantRaw, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatalf("upgraph %s: %v\n%s", strings.Join(args, " "), err, wantRaw)
+	}
+	var want cmpPlan
+	if err := json.Unmarshal(wantRaw, &want); err != nil {
+		t.Fatalf("upgraph plan: %v\n%s", err, wantRaw)
+	}
+	want.normalize()
+	if len(want.Hops) != 1 || !want.Blocked {
+		t.Fatalf("upgraph plan: %d hops, blocked %v; want 1, blocked", len(want.Hops), want.Blocked)
+	}
+
+	p := newPage(t, newBrowser(t), serveTree(t, tree))
+	q := url.Values{"plan": {""}, "arch": {"amd64"}, "channel": {"candidate-5.0"}, "from": {"4.22.0"}, "to": {"5.0.1"}, "olm": {"v1"},
+		"ops": {"needs-op@1.0.0@ocp,prohibited-op@1.0.0@ocp"}}
+	p.open(t, q)
+	got, gotRaw := pagePlan(t, p)
+	comparePlans(t, "gated-set-v1", want, got, wantRaw, gotRaw)
+	var sets string
+	p.eval(t, `[...document.querySelectorAll('#plan-catalogs select[data-minor]')].map((s) => s.dataset.minor + ':' + [...s.selectedOptions].map((o) => o.value).sort().join('+')).join(',')`, &sets)
+	if sets != "4.22:mirror-v4-22+ocp-v4-22,5.0:ocp-v5-0+tie-v5-0" {
+		t.Errorf("the default catalog sets shown: %q", sets)
+	}
+	for _, c := range []struct{ pkg, reason, next string }{{"needs-op", "refused-by-v1", "stranded"}, {"prohibited-op", "", "stranded"}} {
+		var row string
+		p.eval(t, fmt.Sprintf(`(document.querySelector('#plan-out tr[data-package=%q][data-next=%q]') || {}).textContent || ''`, c.pkg, c.next), &row)
+		if row == "" || c.pkg == "prohibited-op" && !strings.Contains(row, "same priority [ocp tie]") {
+			t.Errorf("%s: the row does not show %s/%s: %q", c.pkg, c.reason, c.next, row)
+		}
+	}
+	p.screenshot(t, "viewer-plan-gated-set-v1.png")
+
+	// Without the operators' catalog, two catalogs of 4.22 have each
+	// package: the page refuses as the CLI does.
+	q.Set("ops", "needs-op@1.0.0,prohibited-op@1.0.0")
+	p.open(t, q)
+	var msg string
+	p.eval(t, `(document.getElementById('plan-error') || {}).textContent || ''`, &msg)
+	if !strings.Contains(msg, "catalogs ocp, mirror have the package: name the one its Subscription uses") && !strings.Contains(msg, "catalogs mirror, ocp have the package") {
+		t.Errorf("without catalog: %q", msg)
+	}
+	// Dropping the mirror from 4.22 is recorded in the URL, and the
+	// operators need no catalog then.
+	before := p.renders(t)
+	p.eval(t, `(() => { const s = document.querySelector('#plan-catalogs select[data-minor="4.22"]'); for (const o of s.options) o.selected = o.value === 'ocp-v4-22'; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, nil)
+	p.waitRender(t, before)
+	var search string
+	p.eval(t, `location.search`, &search)
+	if !strings.Contains(search, "cats=4.22%3Aocp-v4-22%2C5.0%3Aocp-v5-0%2Btie-v5-0") {
+		t.Errorf("the sets are not in the URL: %q", search)
+	}
+	got, _ = pagePlan(t, p)
+	if len(got.Hops) != 1 || len(got.Hops[0].Operators) != 2 {
+		t.Errorf("with 4.22 = ocp alone: %+v", got.Hops)
+	}
+}

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   parseMinor, normalizeMinor, minorBlocks, minorAllows, bundleAllows, firstAllowing, planCrossings, eusSteps,
-  catalogMinor, defaultCatalogs, parseInstalls, encodeInstalls, decodeInstalls, encodeCatalogMap, decodeCatalogMap,
+  catalogMinor, defaultCatalogs, defaultCatalogSets, setName, v1SetPick, routeV1Set, parseInstalls, encodeInstalls, decodeInstalls, encodeCatalogMap, decodeCatalogMap,
   rangeHolds, v0Order, v0FirstHop, isPlanURL, readPlanState, planSearch,
   v1FirstHop, v1FirstPick, v1Refusal, eusChannels, unionDocs, Graph, PlanCatalog, nextPath, packageGraphPath,
 } from '../web/graph.js';
@@ -93,10 +93,40 @@ test('catalog mapping by name', () => {
   const map = { '5.0': 'b', '4.22': 'a' };
   assert.equal(encodeCatalogMap(map), '4.22:a,5.0:b');
   assert.deepEqual(decodeCatalogMap('4.22:a,5.0:b,bad,x:y'), map);
+  // Catalog sets: every catalog named for the minor, named in the set
+  // without the minor; the URL form joins them with +.
+  assert.deepEqual(defaultCatalogSets(['community', 'ocp-v4-22', 'ocp-v5-0', 'other-v4-22'], [M('4.22'), M('5.0'), M('4.23')]),
+    { '4.22': ['ocp-v4-22', 'other-v4-22'], '5.0': ['ocp-v5-0'] });
+  assert.deepEqual(['ocp-v4-22', 'redhat-operators-v5-0', 'v4.21', 'community'].map(setName), ['ocp', 'redhat-operators', 'v4.21', 'community']);
+  const sets = { '5.0': ['b'], '4.22': ['a', 'c'] };
+  assert.equal(encodeCatalogMap(sets), '4.22:a+c,5.0:b');
+  assert.deepEqual(decodeCatalogMap('4.22:a+c+a,5.0:b,bad', true), sets);
+  assert.deepEqual(decodeCatalogMap('4.22:a+c,5.0:b'), { '4.22': 'a', '5.0': 'b' });
+});
+
+// model.ResolveV1Set's rules (olmv1set_test's cases in small): across
+// catalogs a non-deprecated first candidate wins, then the highest
+// priority; equal highest priorities tie (every kept catalog named,
+// sorted); the winner's pick is validated (a dependency refuses it).
+test('v1SetPick', () => {
+  const blob = { entries: [{ name: 'p.v1' }, { name: 'p.v2', replaces: 'p.v1' }] };
+  const nodes = (dep = false) => [{ name: 'p.v1', version: '1.0.0', deprecated: dep ? 'old' : '' }, { name: 'p.v2', version: '2.0.0', deprecated: dep ? 'old' : '' }];
+  const m = (name, priority, opts = {}) => ({ name, priority, blob: opts.none ? null : blob, nodes: nodes(opts.dep),
+    refusals: new Map(opts.refuse ? [['p.v2', { refusal: { bundle: 'p.v2', property: 'olm.gvk.required', message: 'no' } }]] : []) });
+  const inst = { name: 'p.v1', version: '1.0.0' };
+  assert.deepEqual(v1SetPick([m('a', 0), m('b', 10)], 'p', 'stable', inst).pick, { name: 'p.v2', via: ['replaces'], installed: false, catalog: 'b' });
+  // b's first candidate is deprecated: a's non-deprecated one wins over b's priority.
+  assert.equal(v1SetPick([m('a', 0), m('b', 10, { dep: true })], 'p', 'stable', inst).pick.catalog, 'a');
+  assert.equal(v1SetPick([m('a', 0), m('b', 10, { none: true })], 'p', 'stable', inst).pick.catalog, 'a');
+  const tie = v1SetPick([m('z', 0), m('b', 5), m('a', 5)], 'p', 'stable', inst);
+  assert.equal(tie.tie, true);
+  assert.equal(tie.error, 'error upgrading from currently installed version "1.0.0": found bundles for package "p" in channels [stable] in multiple catalogs with the same priority [a b z]');
+  assert.equal(v1SetPick([m('a', 0, { refuse: true }), m('b', -1)], 'p', 'stable', inst).refusal.property, 'olm.gvk.required');
+  assert.equal(v1SetPick([m('a', 0, { none: true })], 'p', 'stable', inst).none, true);
 });
 
 test('parseInstalls reads what upgraph plan --operators reads', () => {
-  const want = [{ package: 'a', channel: 'stable', version: '1.0.0' }, { package: 'b', channel: '', version: 'b.v0.1.0' }];
+  const want = [{ package: 'a', channel: 'stable', version: '1.0.0', catalog: '' }, { package: 'b', channel: '', version: 'b.v0.1.0', catalog: '' }];
   const forms = [
     '# comment\n- {package: a, channel: stable, version: 1.0.0}\n- {package: b, version: b.v0.1.0}  # trailing\n',
     '- package: a\n  channel: "stable"\n  version: 1.0.0\n- package: b\n  version: \'b.v0.1.0\'\n',
@@ -106,10 +136,10 @@ test('parseInstalls reads what upgraph plan --operators reads', () => {
   for (const f of forms) assert.deepEqual(parseInstalls(f), { installs: want, error: '' }, f);
   assert.match(parseInstalls('').error, /no installed operator/);
   assert.match(parseInstalls('- {package: a}').error, /no version/);
-  assert.match(parseInstalls('- {package: a, version: 1, catalog: c}').error, /catalog/);
+  assert.deepEqual(parseInstalls('- {package: a, version: 1, catalog: c}').installs, [{ package: 'a', channel: '', version: '1', catalog: 'c' }]);
   assert.match(parseInstalls('- {package: a, version: 1, target: x}').error, /target/);
   assert.match(parseInstalls('- {package: a, version: 1, colour: x}').error, /unknown key/);
-  const odd = [{ package: 'p,@/', channel: 'ch@x', version: '1.0.0+b/c' }];
+  const odd = [{ package: 'p,@/', channel: 'ch@x', version: '1.0.0+b/c', catalog: '' }, { package: 'q', channel: '', version: '1', catalog: 'c@t' }];
   assert.deepEqual(decodeInstalls(encodeInstalls([...want, ...odd])), [...want, ...odd]);
 });
 
@@ -296,4 +326,42 @@ test('plan URL: the OLM runtime', () => {
   assert.equal(readPlanState(planSearch(s)).olm, 'v1');
   assert.ok(!planSearch({ ...s, olm: 'v0' }).includes('olm='));
   assert.equal(readPlanState('?plan&olm=v2').olm, 'v0');
+});
+
+// OLM v1 over a minor's catalog set (routeV1Set, as catalog/upgrade's
+// walkV1Set and plan's firstHop): picks land in whichever catalog wins
+// and the walk goes on from there; a tie on the way is catalog-tie; from
+// a bundle the operator's catalog lacks, a tie is channel-invalid and a
+// pick from another catalog ends the route (unreachable).
+test('routeV1Set', async () => {
+  const mk = (name, nodes, entries, head) => {
+    const files = new Map();
+    const texts = new Map();
+    files.set(`operators/${name}/catalog.json`, { packages: [{ name: 'p' }] });
+    files.set(packageGraphPath(name, 'p'), { name: 'p', defaultChannel: 'stable', channels: [{ name: 'stable', head }],
+      nodes: nodes.map(([n, v]) => ({ name: n, version: v, channels: ['stable'] })) });
+    texts.set(`operators/${name}/metas/package/p/olm.channel.jsonl`, `${JSON.stringify({ schema: 'olm.channel', package: 'p', name: 'stable', entries })}\n`);
+    texts.set(`operators/${name}/metas/package/p/olm.bundle.jsonl`, '');
+    return new PlanCatalog(name, async (path) => files.get(path) || null, async (path) => texts.get(path) || null);
+  };
+  const home = mk('home', [['p.v1', '1.0.0'], ['p.v3', '3.0.0']], [{ name: 'p.v1' }, { name: 'p.v3', replaces: 'p.v2' }], 'p.v3');
+  const hi = mk('hi', [['p.v2', '2.0.0'], ['p.v3', '3.0.0']], [{ name: 'p.v2', replaces: 'p.v1' }, { name: 'p.v3', replaces: 'p.v2' }], 'p.v3');
+  const set = (others) => ({ home: { name: 'home', cat: home }, all: [{ name: 'home', priority: 0, cat: home }, ...others] });
+  // p.v1 → p.v2 → p.v3, both from hi (priority 5 beats home's staying
+  // on p.v1): found, the hop landing on home's head by name.
+  let rt = await routeV1Set(set([{ name: 'hi', priority: 5, cat: hi }]), 'p', 'stable', { name: 'p.v1', version: '1.0.0' });
+  assert.deepEqual(rt.hops.map((h) => [h.to.name, h.catalog]), [['p.v2', 'hi'], ['p.v3', 'hi']]);
+  assert.equal(rt.found, true);
+  // A catalog with p.v3 at hi's priority: the pick from p.v2 ties, every
+  // catalog kept named (home's lower priority included).
+  const twin = mk('twin', [['p.v3', '3.0.0']], [{ name: 'p.v3', replaces: 'p.v2' }], 'p.v3');
+  rt = await routeV1Set(set([{ name: 'hi', priority: 5, cat: hi }, { name: 'twin', priority: 5, cat: twin }]), 'p', 'stable', { name: 'p.v1', version: '1.0.0' });
+  assert.deepEqual([rt.found, rt.reason, rt.hops.map((h) => h.to.name)], [false, 'catalog-tie', ['p.v2']]);
+  assert.match(rt.message, /same priority \[hi home twin\]/);
+  // From p.v2, which home lacks: the tie is plan's firstHop's channel-invalid.
+  rt = await routeV1Set(set([{ name: 'twin', priority: 0, cat: twin }]), 'p', 'stable', { name: 'p.v2', version: '2.0.0' });
+  assert.deepEqual([rt.found, rt.reason, rt.hops.length], [false, 'channel-invalid', 0]);
+  // From p.v2 with twin of higher priority: its pick ends the route.
+  rt = await routeV1Set(set([{ name: 'twin', priority: 1, cat: twin }]), 'p', 'stable', { name: 'p.v2', version: '2.0.0' });
+  assert.deepEqual([rt.found, rt.reason, rt.hops.map((h) => h.catalog)], [false, 'unreachable', ['twin']]);
 });

@@ -8,7 +8,7 @@
 import {
   Graph, channelEntries, channelGraphPath, compareVersions, deprecationsOf, edgeCounts, edgeCurves, filterNames, graphPath,
   isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
-  readNext, readNextWhole, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogs, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
+  readNext, readNextWhole, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogSets, setName, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
 } from './graph.js';
 
 /* global cytoscape */
@@ -1485,7 +1485,8 @@ function createOperators(ctx) {
 // createPlan sets up the plan view: a cluster's update path (the releases
 // view's graphs and planPath) with, for each minor it crosses, what every
 // installed operator needs, computed from the tree's catalogs by
-// computePlan (graph.js, mirroring catalog/plan with OLM v0). The plan is
+// computePlan (graph.js, mirroring catalog/plan: a catalog set per minor,
+// OLM v0 in the operator's catalog, OLM v1 across the minor's catalogs). The plan is
 // exposed as JSON in #plan-out[data-plan] for tests.
 function createPlan() {
   const state = { arch: '', channel: '', from: '', to: '', eus: false, olm: 'v0', ops: '', cats: '' };
@@ -1534,8 +1535,9 @@ function createPlan() {
   $('plan-catalogs').addEventListener('change', (ev) => {
     const sel = ev.target.closest('select[data-minor]');
     if (!sel) return;
-    const map = { ...view.mapping, [sel.dataset.minor]: sel.value };
-    if (!sel.value) delete map[sel.dataset.minor];
+    const picked = [...sel.selectedOptions].map((o) => o.value).filter(Boolean);
+    const map = { ...view.mapping, [sel.dataset.minor]: picked };
+    if (!picked.length) delete map[sel.dataset.minor];
     changePlan({ cats: encodeCatalogMap(map) });
   });
   const runOps = () => {
@@ -1583,7 +1585,7 @@ function createPlan() {
     fillSelect($('plan-to'), ['', ...targets], state.to, ['— pick a target —', ...targets]);
     const installs = decodeInstalls(state.ops);
     if (!sameInstalls(parseInstalls($('plan-ops').value).installs, installs)) {
-      $('plan-ops').value = installs.map((x) => `- {package: ${x.package}${x.channel ? `, channel: ${x.channel}` : ''}, version: ${x.version}}`).join('\n');
+      $('plan-ops').value = installs.map((x) => `- {package: ${x.package}${x.channel ? `, channel: ${x.channel}` : ''}, version: ${x.version}${x.catalog ? `, catalog: ${x.catalog}` : ''}}`).join('\n');
     }
     const url = `${location.pathname}${planSearch(state)}`;
     if (url !== location.pathname + location.search) {
@@ -1610,18 +1612,32 @@ function createPlan() {
     const rel = { from: state.from, to: state.to, channel: state.channel, channels: g.channels, arch: state.arch, found: pp.found && !pp.error, hops: pp.found ? pp.hops : [] };
     const { minors } = planCrossings(rel);
     const names = catalogNames();
-    const mapping = { ...defaultCatalogs(names, minors) };
-    const chosen = decodeCatalogMap(state.cats);
+    // Each minor's catalog set (plan --catalog-set): by default every
+    // catalog whose name ends with the minor, each named in the set
+    // without it (ocp-v4-22 is catalog "ocp" at 4.22) with the priority
+    // the tree records (catalog.json priority, from generate
+    // --catalog-set).
+    const mapping = { ...defaultCatalogSets(names, minors) };
+    const chosen = decodeCatalogMap(state.cats, true);
     for (const m of minors) {
       const k = `${m.major}.${m.minor}`;
-      if (chosen[k] && names.includes(chosen[k])) mapping[k] = chosen[k];
+      const picked = (chosen[k] || []).filter((n) => names.includes(n));
+      if (picked.length) mapping[k] = picked;
     }
     view.mapping = mapping;
-    $('plan-catalogs').replaceChildren(el('span', { text: 'Catalog of each minor (default: the catalog whose name ends with v<major>-<minor>): ' }),
+    // Each option says the catalog's set name and recorded priority (a
+    // catalog.json that cannot be read shows "?"; the plan says why).
+    const priorities = new Map(await Promise.all(names.map((n) => catalog(n).summary().then((x) => [n, x.priority || 0], () => [n, undefined]))));
+    $('plan-catalogs').replaceChildren(el('span', { text: 'Catalogs of each minor, a set as on the cluster (default: the catalogs whose names end with v<major>-<minor>; an operator names its catalog, without the minor, when several have its package): ' }),
       ...minors.map((m) => {
         const k = `${m.major}.${m.minor}`;
-        const sel = el('select', { 'data-minor': k, 'aria-label': `Catalog of ${k}` });
-        fillSelect(sel, ['', ...names], mapping[k] || '', ['— none —', ...names]);
+        const sel = el('select', { 'data-minor': k, size: String(Math.min(4, Math.max(2, names.length))), 'aria-label': `Catalogs of ${k}` });
+        sel.multiple = true;
+        for (const n of names) {
+          const o = el('option', { value: n, text: `${n} (${setName(n)}, priority ${priorities.get(n) ?? '?'})` });
+          o.selected = (mapping[k] || []).includes(n);
+          sel.append(o);
+        }
         return el('label', { text: `${k} ` }, sel);
       }));
     const pathBox = el('div', { id: 'plan-release' });
@@ -1634,10 +1650,12 @@ function createPlan() {
       out.replaceChildren(pathBox, el('p', { class: 'muted', text: 'List the installed operators and press Plan.' }));
       return;
     }
-    const catalogs = {};
-    for (const [k, v] of Object.entries(mapping)) catalogs[k] = catalog(v);
     let plan;
     try {
+      const catalogs = {};
+      for (const [k, v] of Object.entries(mapping)) {
+        catalogs[k] = await Promise.all(v.map(async (n) => ({ name: setName(n), priority: (await catalog(n).summary()).priority || 0, cat: catalog(n) })));
+      }
       plan = await computePlan({ rel, catalogs, operators: installs, viaEUS: state.eus, olm: state.olm });
     } catch (err) {
       plan = { error: `cannot read the catalogs: ${err.message}` };
@@ -1681,7 +1699,7 @@ function createPlan() {
 }
 
 function sameInstalls(a, b) {
-  return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.channel === b[i].channel && x.version === b[i].version);
+  return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.channel === b[i].channel && x.version === b[i].version && x.catalog === b[i].catalog);
 }
 
 start();

@@ -820,22 +820,44 @@ export function catalogMinor(name) {
 // given order) whose name ends with it.
 export function defaultCatalogs(names, minors) {
   const out = {};
+  for (const [k, v] of Object.entries(defaultCatalogSets(names, minors))) out[k] = v[0];
+  return out;
+}
+
+// defaultCatalogSets maps each minor ("4.21") to its catalog set: every
+// catalog (in the given order) whose name ends with the minor, as a tree
+// generated with one catalog per minor and source (--catalog-set with
+// ocp-v4-21, mirror-v4-21, …) names them.
+export function defaultCatalogSets(names, minors) {
+  const out = {};
   for (const m of minors) {
-    const n = names.find((c) => { const cm = catalogMinor(c); return cm && sameMinor(cm, m); });
-    if (n) out[minorString(m)] = n;
+    const set = names.filter((c) => { const cm = catalogMinor(c); return cm && sameMinor(cm, m); });
+    if (set.length) out[minorString(m)] = set;
   }
   return out;
 }
 
-// encodeCatalogMap and decodeCatalogMap are the URL form of a mapping:
-// "4.22:ocp-v4-22,5.0:ocp-v5-0".
+// setName is the name a catalog of the tree has in a plan's catalog set:
+// its name without the minor it ends with (ocp-v4-22 and ocp-v5-0 are
+// catalog "ocp" at 4.22 and 5.0, as a --catalog-set file's minors name
+// one catalog's source per minor); a name without a minor is itself.
+export function setName(name) {
+  if (!catalogMinor(name)) return name;
+  return name.replace(/[-.]?v(0|[1-9]\d*)[-.](0|[1-9]\d*)$/, '') || name;
+}
+
+// encodeCatalogMap and decodeCatalogMap are the URL form of a mapping of
+// each minor to its catalogs (a name, or a list of names joined by +):
+// "4.22:ocp-v4-22+mirror-v4-22,5.0:ocp-v5-0". decodeCatalogMap gives
+// lists when asked (sets), else the first name.
 export const encodeCatalogMap = (map) => Object.keys(map).sort((a, b) => compareMinors(parseMinor(a), parseMinor(b)))
-  .map((k) => `${k}:${map[k]}`).join(',');
-export function decodeCatalogMap(s) {
+  .map((k) => `${k}:${[].concat(map[k]).join('+')}`).join(',');
+export function decodeCatalogMap(s, sets = false) {
   const out = {};
   for (const part of (s || '').split(',')) {
     const i = part.indexOf(':');
-    if (i > 0 && parseMinor(part.slice(0, i)) && part.slice(i + 1)) out[minorString(parseMinor(part.slice(0, i)))] = part.slice(i + 1);
+    const names = part.slice(i + 1).split('+').filter(Boolean);
+    if (i > 0 && parseMinor(part.slice(0, i)) && names.length) out[minorString(parseMinor(part.slice(0, i)))] = sets ? [...new Set(names)] : names[0];
   }
   return out;
 }
@@ -862,11 +884,10 @@ export function parseInstalls(text) {
     for (const k of Object.keys(x)) {
       if (!['package', 'channel', 'version', 'catalog', 'target'].includes(k)) return { installs: [], error: `entry ${i + 1}: unknown key ${k}` };
     }
-    if (x.catalog) return { installs: [], error: `operator ${i + 1} (${x.package}): catalog: the plan reads one catalog per minor, leave catalog out` };
     if (x.target) return { installs: [], error: `operator ${i + 1} (${x.package}): target: the plan chooses the operator updates, leave target out` };
     if (!x.package) return { installs: [], error: `entry ${i + 1}: no package` };
     if (x.version === undefined || x.version === '') return { installs: [], error: `entry ${i + 1} (${x.package}): no version` };
-    installs.push({ package: String(x.package), channel: x.channel ? String(x.channel) : '', version: String(x.version) });
+    installs.push({ package: String(x.package), channel: x.channel ? String(x.channel) : '', version: String(x.version), catalog: x.catalog ? String(x.catalog) : '' });
   }
   return { installs, error: '' };
 }
@@ -918,21 +939,22 @@ function parseYAMLList(text) {
 }
 
 // encodeInstalls and decodeInstalls are the compact URL form of the list:
-// package[/channel]@version, comma-separated, each part URI-escaped.
+// package[/channel]@version[@catalog], comma-separated, each part
+// URI-escaped (catalog: the Subscription's spec.source, in a set).
 export const encodeInstalls = (list) => list.map((x) =>
-  `${encodeURIComponent(x.package)}${x.channel ? `/${encodeURIComponent(x.channel)}` : ''}@${encodeURIComponent(x.version)}`).join(',');
+  `${encodeURIComponent(x.package)}${x.channel ? `/${encodeURIComponent(x.channel)}` : ''}@${encodeURIComponent(x.version)}${x.catalog ? `@${encodeURIComponent(x.catalog)}` : ''}`).join(',');
 export function decodeInstalls(s, strict = true) {
   const out = [];
   for (const part of (s || '').split(',')) {
     const t = part.trim();
     if (!t) continue;
-    const m = /^([^/@]+)(?:\/([^/@]*))?@([^/@]+)$/.exec(t);
+    const m = /^([^/@]+)(?:\/([^/@]*))?@([^/@]+)(?:@([^/@]+))?$/.exec(t);
     if (!m) {
       if (strict) continue;
-      throw new Error(`cannot read ${JSON.stringify(t)}: want package[/channel]@version`);
+      throw new Error(`cannot read ${JSON.stringify(t)}: want package[/channel]@version[@catalog]`);
     }
     const d = decodeURIComponent;
-    out.push({ package: d(m[1]), channel: m[2] ? d(m[2]) : '', version: d(m[3]) });
+    out.push({ package: d(m[1]), channel: m[2] ? d(m[2]) : '', version: d(m[3]), catalog: m[4] ? d(m[4]) : '' });
   }
   return out;
 }
@@ -1067,10 +1089,68 @@ export function v1FirstPick(blob, nodes, inst) {
     cands.push({ name: n.name, version: n.version, deprecated: !!n.deprecated, installed, via });
   }
   if (!cands.length) return null;
-  const sorted = cands.map((c, i) => [c, i]).sort(([a, i], [b, j]) => (a.deprecated - b.deprecated)
-    || (parseSemver(a.version) ? (parseSemver(b.version) ? compareSemver(b.version, a.version) : -1) : (parseSemver(b.version) ? 1 : 0)) || i - j);
-  const pick = sorted[0][0];
+  const pick = sortV1(cands)[0];
   return { name: pick.name, via: pick.via, installed: pick.installed };
+}
+
+// sortV1 is OLM v1's candidate order: non-deprecated first, then the
+// highest version (a stable sort).
+function sortV1(cands) {
+  return cands.map((c, i) => [c, i]).sort(([a, i], [b, j]) => (a.deprecated - b.deprecated)
+    || (parseSemver(a.version) ? (parseSemver(b.version) ? compareSemver(b.version, a.version) : -1) : (parseSemver(b.version) ? 1 : 0)) || i - j).map(([c]) => c);
+}
+
+// v1SetPick is model.ResolveV1Set for an installed bundle ({name,
+// version}) with the channel as filter, over a catalog set: members are
+// [{name, priority, blob (the olm.channel blob), nodes, refusals}] (no
+// blob: the catalog lacks the package), in the set's order. Per catalog
+// v1FirstPick's candidates; across catalogs a non-deprecated first
+// candidate beats deprecated ones, then the highest priority wins; equal
+// highest priorities are a tie (the error names every catalog kept,
+// sorted); then the winner's first candidate is validated (a dependency
+// refuses it). {pick: {name, via, installed, catalog}} or {error, tie,
+// none} or {refusal}.
+export function v1SetPick(members, pkg, ch, inst) {
+  let kept = [];
+  for (const m of members) {
+    if (!m.blob) continue;
+    const entries = new Map((m.blob.entries || []).map((e) => [e.name, e]));
+    const cands = [];
+    for (const n of m.nodes || []) {
+      const e = entries.get(n.name);
+      if (!e) continue;
+      const via = [];
+      if (e.replaces === inst.name) via.push('replaces');
+      if ((e.skips || []).includes(inst.name)) via.push('skips');
+      if (e.skipRange && parseSemver(inst.version) && rangeHolds(e.skipRange, inst.version)) via.push('skipRange');
+      const installed = !!parseSemver(n.version) && !!parseSemver(inst.version) && compareSemver(n.version, inst.version) === 0;
+      if (!via.length && !installed) continue;
+      cands.push({ name: n.name, version: n.version, deprecated: !!n.deprecated, installed, via });
+    }
+    if (!cands.length) continue;
+    const first = sortV1(cands)[0];
+    const self = { name: m.name, priority: m.priority || 0, first, refusals: m.refusals, deprecated: first.deprecated };
+    if (kept.length) {
+      const prior = kept[kept.length - 1].deprecated;
+      if (self.deprecated && !prior) continue;
+      if (!self.deprecated && prior) kept = [];
+    }
+    kept.push(self);
+  }
+  if (kept.length > 1) {
+    kept = kept.map((k, i) => [k, i]).sort(([a, i], [b, j]) => b.priority - a.priority || i - j).map(([k]) => k);
+    if (kept[0].priority !== kept[1].priority) kept = kept.slice(0, 1);
+  }
+  if (kept.length !== 1) {
+    const names = kept.map((k) => k.name).sort();
+    const error = `error upgrading from currently installed version "${inst.version}": ${kept.length > 1 ? 'found' : 'no'} bundles for package "${pkg}" in channels [${ch}]`
+      + `${kept.length > 1 ? ` in multiple catalogs with the same priority [${names.join(' ')}]` : ''}`;
+    return kept.length > 1 ? { error, tie: true } : { error, none: true };
+  }
+  const win = kept[0];
+  const ref = (win.refusals.get(win.first.name) || {}).refusal;
+  if (ref) return { refusal: ref };
+  return { pick: { name: win.first.name, via: win.first.via, installed: win.first.installed, catalog: win.name } };
 }
 
 // eusChannels is generator/path's EUSChannels for a tree: every
@@ -1303,14 +1383,116 @@ export class PlanCatalog {
   }
 }
 
+// routeV1Set is plan's route with OLM v1 over a minor's catalog set
+// (set: {home: {name, cat}, all: [{name, priority, cat}]}, two catalogs
+// or more): catalog/upgrade's walkV1Set from the installed bundle when
+// the home catalog has it (v1SetPick once per resolution, hops landing in
+// whichever catalog wins, found when a hop lands on the home channel's
+// head), else plan's firstHop: one pick, and a pick from another catalog
+// ends the route (the plan follows the operator's own catalog). The
+// next/ files are not read: on a --catalog-set tree they resolve across
+// the tree's whole set, not the plan's.
+export async function routeV1Set(set, p, ch, inst) {
+  const home = set.home.cat;
+  const doc = await home.pkg(p);
+  const chDoc = doc.channels.find((c) => c.name === ch);
+  const head = chDoc && chDoc.head ? chDoc.head : null;
+  const members = [];
+  let bundles = 0;
+  for (const m of set.all) {
+    const d = await m.cat.pkg(p);
+    if (d) bundles += d.nodes.length;
+    members.push({ name: m.name, priority: m.priority, cat: m.cat, nodes: d ? d.nodes : [],
+      blob: d ? await m.cat.channelBlob(p, ch) : null, refusals: d ? await m.cat.refusals(p) : new Map() });
+  }
+  const inHome = doc.nodes.some((n) => n.name === inst.name);
+  const hops = [];
+  let cur = inst;
+  let reason = '', message = '';
+  const seen = new Set([inst.name]);
+  for (let i = 0; i <= bundles; i++) {
+    const r = v1SetPick(members, p, ch, cur);
+    if (r.refusal) {
+      reason = 'refused-by-v1';
+      message = refusedMessage(cur.name, r.refusal);
+      break;
+    }
+    if (r.error) {
+      // plan's firstHop reads a tie as a channel it cannot resolve in;
+      // catalog/upgrade's walk names the tie.
+      reason = r.none ? 'stranded' : r.tie && (inHome || i > 0) ? 'catalog-tie' : 'channel-invalid';
+      message = r.tie && (inHome || i > 0) ? `OLM v1 cannot update ${cur.name}: its best bundle is in several catalogs of the same priority, and operator-controller refuses to choose (${r.error})` : r.none ? '' : r.error;
+      break;
+    }
+    if (r.pick.installed || r.pick.name === cur.name) break;
+    const m = members.find((x) => x.name === r.pick.catalog);
+    const to = (await m.cat.bundle(p, r.pick.name)) || { name: r.pick.name, version: '', known: false };
+    if (seen.has(to.name)) {
+      reason = 'loop';
+      break;
+    }
+    seen.add(to.name);
+    hops.push({ from: cur.name, to, via: r.pick.via, catalog: r.pick.catalog });
+    if (!inHome && i === 0 && r.pick.catalog !== set.home.name) {
+      return { head, found: false, hops, reason: 'unreachable',
+        message: `OLM v1 resolves ${to.name} from catalog ${r.pick.catalog}; this plan follows the operator's own catalog ${set.home.name}` };
+    }
+    cur = to;
+  }
+  const k = hops.findIndex((h) => h.to.name === head);
+  const found = inst.name === head || k >= 0;
+  const rt = { head, found, hops: inst.name === head ? [] : k >= 0 ? hops.slice(0, k + 1) : hops, reason: found ? '' : reason || 'stranded' };
+  if (!found && message) rt.message = message;
+  return rt;
+}
+
+// routeIn is the operator's route at a minor: OLM v1 across the minor's
+// catalogs when it has several, else (OLM v0, or one catalog) in the
+// operator's own catalog.
+const routeIn = (set, p, ch, inst, olm) => (olm === 'v1' && set.all.length > 1 ? routeV1Set(set, p, ch, inst) : set.home.cat.route(p, ch, inst, olm));
+
+// homeCatalog is plan's homeCatalog: the catalog of the first minor an
+// install comes from (the one it names, else the only one, or the only
+// one with its package), or {error}.
+async function homeCatalog(set, op) {
+  const names = set.map((m) => m.name);
+  const has = [];
+  for (const m of set) {
+    if (op.catalog && m.name === op.catalog) return { home: m };
+    if (await m.cat.hasPackage(op.package)) has.push(m);
+  }
+  if (op.catalog) return { error: `catalog "${op.catalog}": not a catalog of the set (it has ${names.join(', ')})` };
+  if (set.length === 1) return { home: set[0] };
+  if (has.length === 1) return { home: has[0] };
+  if (!has.length) return { error: `no catalog of the first minor has the package (it has ${names.join(', ')})` };
+  return { error: `catalogs ${has.map((m) => m.name).join(', ')} have the package: name the one its Subscription uses (spec.source) as its catalog` };
+}
+
+// minorSet is plan's minorSet: the operator's catalog at a minor (a
+// catalog without packages when the set has none of its name there: the
+// package is gone) and all of the minor's.
+const EMPTY = { name: '', pkg: async () => null, hasPackage: async () => false, deprecations: async () => [] };
+function minorSet(set, name) {
+  const home = set.find((m) => m.name === name);
+  return { home: home || { name, cat: { ...EMPTY, name: `${name} (not in the catalog set)` } }, all: set };
+}
+
+// asSet reads a computePlan catalog: a PlanCatalog alone (a catalog per
+// minor) or a list of {name, priority, cat} (a catalog set).
+const asSet = (c) => (Array.isArray(c) ? c : [{ name: c.name, priority: 0, cat: c }]);
+
 const refOf = (b) => ({ name: b.name, version: b.version });
 const bundleOut = (b) => ({ name: b.name, version: b.version, maxOpenShiftVersion: b.maxOpenShiftVersion || '', maxOpenShiftVersionError: b.maxOpenShiftVersionError || '' });
-const hopsOut = (hops) => hops.map((h) => ({ from: h.from, to: h.to.name, via: h.via }));
+const hopsOut = (hops) => hops.map((h) => ({ from: h.from, to: h.to.name, via: h.via, ...(h.catalog ? { catalog: h.catalog } : {}) }));
 
 // computePlan plans the operators along a release path, as
 // catalog/plan.Compute with OLM v0: rel is the path ({from, to, channel,
 // arch, found, hops: [{from, to}]}), catalogs maps each minor ("4.22")
-// to a PlanCatalog, operators are parseInstalls' list. It resolves to the
+// to a PlanCatalog or to its catalog set ([{name, priority, cat:
+// PlanCatalog}], plan's --catalog-set: an operator names its catalog,
+// optional when one catalog of the first minor has the package; OLM v0
+// follows that catalog, OLM v1 resolves across the minor's catalogs),
+// operators are parseInstalls' list. It resolves to the
 // plan ({minors, catalogs, operators, hops, blocked, blockers}), or to
 // {error} when the request cannot be answered (a minor without catalog,
 // an operator the first catalog lacks).
@@ -1325,12 +1507,23 @@ export async function computePlan({ rel, catalogs, operators, viaEUS, olm = 'v0'
   const plan = {
     from: rel.from, to: rel.to, channel: rel.channel, arch: rel.arch, viaEUS: !!viaEUS, olm,
     release: { found: !!rel.found, channels: rel.channels && rel.channels.length ? rel.channels : [rel.channel], hops: (rel.found ? rel.hops : []).map((h) => ({ from: h.from, to: h.to })) },
-    minors: minors.map(minorString), catalogs: minors.map((m) => ({ minor: minorString(m), catalog: catalogs[minorString(m)].name })),
+    minors: minors.map(minorString), catalogs: minors.flatMap((m) => asSet(catalogs[minorString(m)]).map((c) => ({ minor: minorString(m), catalog: c.cat.name, name: c.name, priority: c.priority }))),
     operators: [], hops: [], blocked: false, blockers: [],
   };
-  const first = catalogs[minorString(minors[0])];
+  const sets = Object.fromEntries(minors.map((m) => [minorString(m), asSet(catalogs[minorString(m)])]));
+  for (const [k, set] of Object.entries(sets)) {
+    const dup = set.find((c, i) => set.findIndex((x) => x.name === c.name) !== i);
+    if (dup) return { error: `two catalogs named ${dup.name} for ${k} (${set.filter((c) => c.name === dup.name).map((c) => c.cat.name).join(', ')}): a set names each catalog once` };
+  }
+  const firsts = sets[minorString(minors[0])];
   const states = [];
   for (const [i, op] of operators.entries()) {
+    if (op.catalog && !Array.isArray(catalogs[minorString(minors[0])])) {
+      return { error: `operator ${i + 1} (${op.package}): catalog "${op.catalog}": the plan reads one catalog per minor, leave catalog out (or pick several catalogs for a minor)` };
+    }
+    const { home, error: homeError } = await homeCatalog(firsts, op);
+    if (homeError) return { error: `operator ${i + 1} (${op.package}): ${homeError}` };
+    const first = home.cat;
     const doc = await first.pkg(op.package);
     if (!doc) return { error: `operator ${i + 1}: the v${minorString(minors[0])} catalog (${first.name}) has no package "${op.package}"` };
     let node = doc.nodes.find((n) => n.name === op.version);
@@ -1353,8 +1546,8 @@ export async function computePlan({ rel, catalogs, operators, viaEUS, olm = 'v0'
       return { error: `operator ${i + 1}: bundle ${node.name} of package ${op.package} is in ${chans.length ? `channels ${chans.join(', ')}` : 'no channel'}, not in the default channel: name the channel` };
     }
     const b = await first.bundle(op.package, node.name);
-    states.push({ pkg: op.package, channel, bundle: b });
-    plan.operators.push({ package: op.package, channel, version: op.version, installed: bundleOut(b) });
+    states.push({ catalog: home.name, pkg: op.package, channel, bundle: b });
+    plan.operators.push({ catalog: home.name, package: op.package, channel, version: op.version, installed: bundleOut(b) });
   }
   if (!rel.found) {
     plan.blocked = true;
@@ -1362,14 +1555,14 @@ export async function computePlan({ rel, catalogs, operators, viaEUS, olm = 'v0'
   }
   const eus = eusSteps(crossings, viaEUS);
   for (const [i, c] of crossings.entries()) {
-    const cur = catalogs[minorString(c.from)], next = catalogs[minorString(c.to)];
+    const curs = sets[minorString(c.from)], nexts = sets[minorString(c.to)];
     const hop = {
       from: minorString(c.from), to: minorString(c.to), releaseFrom: c.relFrom, releaseTo: c.relTo,
-      olmChecks: minorString(nextY(normalizeMinor(c.from))), fromCatalog: cur.name, toCatalog: next.name,
+      olmChecks: minorString(nextY(normalizeMinor(c.from))), fromCatalog: curs.map((x) => x.cat.name).join(' + '), toCatalog: nexts.map((x) => x.cat.name).join(' + '),
       eus: eus[i], blocked: false, operators: [],
     };
     for (const s of states) {
-      const oh = await stepOperator(s, c, cur, next, olm);
+      const oh = await stepOperator(s, c, minorSet(curs, s.catalog), minorSet(nexts, s.catalog), olm);
       if (oh.state === 'blocked') {
         hop.blocked = true;
         plan.blockers.push({ hop: `${hop.from} → ${hop.to}`, package: oh.package, channel: oh.channel, installed: oh.installed, message: oh.message });
@@ -1385,7 +1578,8 @@ export async function computePlan({ rel, catalogs, operators, viaEUS, olm = 'v0'
 // stepOperator is plan's step: what the operator needs in cur before
 // crossing c, and where it stands in next after it; it moves s to the
 // bundle installed after the hop.
-async function stepOperator(s, c, cur, next, olm) {
+async function stepOperator(s, c, curSet, nextSet, olm) {
+  const cur = curSet.home.cat, next = nextSet.home.cat;
   const oh = { package: s.pkg, channel: s.channel, installed: bundleOut(s.bundle), state: '', message: '', update: null, otherChannels: [], next: null, deprecations: [] };
   const to = minorString(c.to);
   if (bundleAllows(s.bundle, c.from, c.to)) {
@@ -1408,7 +1602,7 @@ async function stepOperator(s, c, cur, next, olm) {
       oh.state = 'blocked';
       oh.message = `${why}; package ${s.pkg} has no channel ${s.channel} in the ${cur.name} catalog, so no update can be installed`;
     } else {
-      const rt = await cur.route(s.pkg, s.channel, s.bundle, olm);
+      const rt = await routeIn(curSet, s.pkg, s.channel, s.bundle, olm);
       const k = firstAllowing(rt.hops, c.from, c.to);
       if (k >= 0) {
         const b = rt.hops[k].to;
@@ -1423,7 +1617,7 @@ async function stepOperator(s, c, cur, next, olm) {
         oh.message = `${why}; no bundle on its OLM ${olm} path in channel ${s.channel} of the ${cur.name} catalog allows ${to}${rt.message ? ` (${rt.reason}: ${rt.message})` : ''}`;
         for (const other of doc.channels) {
           if (other.name === s.channel) continue;
-          const ort = await cur.route(s.pkg, other.name, s.bundle, olm);
+          const ort = await routeIn(curSet, s.pkg, other.name, s.bundle, olm);
           const j = firstAllowing(ort.hops, c.from, c.to);
           if (j >= 0) oh.otherChannels.push({ channel: other.name, to: bundleOut(ort.hops[j].to), hops: hopsOut(ort.hops.slice(0, j + 1)) });
         }
@@ -1443,7 +1637,7 @@ async function stepOperator(s, c, cur, next, olm) {
   } else {
     const node = ndoc.nodes.find((x) => x.name === s.bundle.name);
     n.inChannel = !!node && (node.channels || []).includes(s.channel);
-    const rt = await next.route(s.pkg, s.channel, s.bundle, olm);
+    const rt = await routeIn(nextSet, s.pkg, s.channel, s.bundle, olm);
     n.route = { head: rt.head, found: rt.found, hops: hopsOut(rt.hops), reason: rt.reason };
     if (rt.message) n.route.message = rt.message;
     n.state = rt.found ? 'reaches-head' : 'stranded';
