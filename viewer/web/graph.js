@@ -1075,6 +1075,16 @@ export function v1FirstHop(blob, nodes, inst) {
 // candidate: operator-controller validates whatever it resolved, staying
 // or not.
 export function v1FirstPick(blob, nodes, inst) {
+  const pick = firstV1Candidate(blob, nodes, inst);
+  return pick && { name: pick.name, via: pick.via, installed: pick.installed };
+}
+
+// firstV1Candidate is OLM v1's first candidate in one catalog for an
+// installed bundle ({name, version}) with the channel blob as filter:
+// successors by replaces, skips or skipRange, and the installed version,
+// in sortV1's order ({name, version, deprecated, installed, via}), or
+// null when there is none.
+function firstV1Candidate(blob, nodes, inst) {
   const entries = new Map((blob.entries || []).map((e) => [e.name, e]));
   const cands = [];
   for (const n of nodes || []) {
@@ -1088,9 +1098,7 @@ export function v1FirstPick(blob, nodes, inst) {
     if (!via.length && !installed) continue;
     cands.push({ name: n.name, version: n.version, deprecated: !!n.deprecated, installed, via });
   }
-  if (!cands.length) return null;
-  const pick = sortV1(cands)[0];
-  return { name: pick.name, via: pick.via, installed: pick.installed };
+  return cands.length ? sortV1(cands)[0] : null;
 }
 
 // sortV1 is OLM v1's candidate order: non-deprecated first, then the
@@ -1114,21 +1122,8 @@ export function v1SetPick(members, pkg, ch, inst) {
   let kept = [];
   for (const m of members) {
     if (!m.blob) continue;
-    const entries = new Map((m.blob.entries || []).map((e) => [e.name, e]));
-    const cands = [];
-    for (const n of m.nodes || []) {
-      const e = entries.get(n.name);
-      if (!e) continue;
-      const via = [];
-      if (e.replaces === inst.name) via.push('replaces');
-      if ((e.skips || []).includes(inst.name)) via.push('skips');
-      if (e.skipRange && parseSemver(inst.version) && rangeHolds(e.skipRange, inst.version)) via.push('skipRange');
-      const installed = !!parseSemver(n.version) && !!parseSemver(inst.version) && compareSemver(n.version, inst.version) === 0;
-      if (!via.length && !installed) continue;
-      cands.push({ name: n.name, version: n.version, deprecated: !!n.deprecated, installed, via });
-    }
-    if (!cands.length) continue;
-    const first = sortV1(cands)[0];
+    const first = firstV1Candidate(m.blob, m.nodes, inst);
+    if (!first) continue;
     const self = { name: m.name, priority: m.priority || 0, first, refusals: m.refusals, deprecated: first.deprecated };
     if (kept.length) {
       const prior = kept[kept.length - 1].deprecated;
