@@ -44,7 +44,9 @@ var depFormPackages = []string{
 }
 
 func depFixtures() []depFixture {
-	one := func(name string, prio int32, dir string) []CatalogRef { return []CatalogRef{ref(name, prio, "v0/"+dir)} }
+	one := func(name string, prio int32, dir string) []CatalogRef {
+		return []CatalogRef{ref(name, prio, "v0/"+dir)}
+	}
 	community := func(dir string) []CatalogRef { return one("community", 0, dir) }
 	newSub := func(pkg, ch, src string) []V0Subscription { return []V0Subscription{sub(pkg, ch, src, "")} }
 	withTest := func(ch, src, inst, pkg2, ch2 string) []V0Subscription {
