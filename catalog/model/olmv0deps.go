@@ -142,7 +142,7 @@ const maxConstraintSize = 2 << 16
 // v0Constraint is constraints.Constraint (operator-framework/api
 // pkg/constraints/constraint.go).
 type v0Constraint struct {
-	FailureMessage string               `json:"failureMessage,omitempty"`
+	FailureMessage string                 `json:"failureMessage,omitempty"`
 	Cel            *struct{ Rule string } `json:"cel,omitempty"`
 	Package        *struct {
 		PackageName  string `json:"packageName"`
