@@ -191,6 +191,8 @@ type Bundle struct {
 	legacyVR    VersionRelease
 	legacyErr   error
 	legacyReady bool
+	// v0deps are V0Dependencies, parsed once (olmv0deps.go).
+	v0deps v0DepsCache
 }
 
 // PackageProperty is the value of an olm.package property.

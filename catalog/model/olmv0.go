@@ -52,6 +52,13 @@ type Hop struct {
 	Version string `json:"version"`
 	Channel string `json:"channel"`
 	Via     []Via  `json:"via,omitempty"`
+	// Dependencies, Providers and PassedOver are set by V0Set.ResolvePath
+	// (olmv0path.go): the hop's dependencies with OLM v0's pick for
+	// each, the providers installed with it, and the candidates before
+	// it the solver could not take.
+	Dependencies []V0DependencyResult `json:"dependencies,omitempty"`
+	Providers    []V0Provider         `json:"providers,omitempty"`
+	PassedOver   []V0PassedOver       `json:"passedOver,omitempty"`
 }
 
 // V0Query is a Subscription's view: its channel ("" for every channel of
@@ -81,7 +88,10 @@ type V0Result struct {
 	// Stranded is set when the updates stop because the next bundle is
 	// Prohibited (the legacy olm.deprecated property).
 	Stranded *V0Stranded `json:"stranded,omitempty"`
-	Error    string      `json:"error,omitempty"`
+	// Held is set by V0Set.ResolvePath when the updates stop because
+	// no candidate's dependencies can be satisfied.
+	Held  *V0Held `json:"held,omitempty"`
+	Error string  `json:"error,omitempty"`
 }
 
 // V0Stranded says OLM v0 stays at At because its successor Bundle is

@@ -1,0 +1,158 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// V0SetQuery is a Subscription whose path V0Set.ResolvePath follows: its
+// catalog (spec.source), package, channel ("" for every channel, default
+// first), installed bundle ("" for a new install) and startingCSV.
+type V0SetQuery struct {
+	Catalog     string
+	Package     string
+	Channel     string
+	Installed   string
+	StartingCSV string
+}
+
+// V0Held says OLM v0 stays at At: every candidate from it is passed over
+// because its dependencies cannot be satisfied (Reason
+// unsatisfied-dependency).
+type V0Held struct {
+	At         string         `json:"at"`
+	Reason     string         `json:"reason"`
+	Message    string         `json:"message"`
+	PassedOver []V0PassedOver `json:"passedOver"`
+}
+
+// V0SetResult is ResolveV0 over a catalog set with dependencies: the hops
+// of the Subscription (each with its dependencies' picks, the providers
+// installed with it and the candidates passed over), the catalog it
+// resolves in, and every resolution's whole answer (Resolutions: what a
+// mirror set must hold; not written to files).
+type V0SetResult struct {
+	V0Result
+	Catalog     string         `json:"catalog"`
+	Resolutions []V0Resolution `json:"-"`
+}
+
+// v0PathResolutionsMin bounds ResolvePath besides the channel's length:
+// providers move too (each by the Subscription OLM creates for it).
+const v0PathResolutionsMin = 64
+
+// ResolvePath follows OLM v0 from the installed bundle one resolution at
+// a time, as ResolveV0 does, with dependencies: each resolution is
+// Resolve over the namespace's Subscriptions — the query's and one per
+// provider installed so far (OLM creates a Subscription to the
+// provider's catalog and channel) — and the path ends when nothing moves
+// (Held says why when candidates were passed over), a bundle repeats
+// (an error), or a resolution fails (Error). At most
+// 64 + 4 × the channel's length resolutions are made.
+func (s *V0Set) ResolvePath(q V0SetQuery) V0SetResult {
+	r := V0SetResult{V0Result: V0Result{Semantics: SemanticsV0Set, Channel: q.Channel, PathToHead: []Hop{}}, Catalog: q.Catalog}
+	m := s.Member(q.Catalog)
+	if m == nil {
+		r.Error = fmt.Sprintf("no catalog %s in the set (%s)", q.Catalog, strings.Join(s.Names(), ", "))
+		return r
+	}
+	var pkg *Package
+	if m.Catalog != nil {
+		pkg = m.Catalog.Package(q.Package)
+	}
+	if pkg == nil {
+		r.Error = fmt.Sprintf("no operators found in package %s in catalog %s", q.Package, q.Catalog)
+		return r
+	}
+	order, err := pkg.v0Order(V0Query{Channel: q.Channel})
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	if len(order) == 0 {
+		r.Error = fmt.Sprintf("no channel entries to order in package %s", pkg.Name)
+		return r
+	}
+	r.Head = order[0].Name
+	subs := []V0Subscription{{Catalog: q.Catalog, Package: q.Package, Channel: q.Channel, Installed: q.Installed, StartingCSV: q.StartingCSV}}
+	seenMain := map[string]bool{}
+	if q.Installed != "" {
+		seenMain[q.Installed] = true
+	}
+	seenState := map[string]bool{v0StateKey(subs): true}
+	bound := v0PathResolutionsMin + 4*len(order)
+	for step := 0; ; step++ {
+		if step == bound {
+			r.Error = fmt.Sprintf("more than %d resolutions: not modelled further", bound)
+			break
+		}
+		res := s.Resolve(subs)
+		r.Resolutions = append(r.Resolutions, res)
+		if res.Error != "" {
+			if n := len(r.PathToHead); n > 0 {
+				r.Error = fmt.Sprintf("at %s: %s", r.PathToHead[n-1].Name, res.Error)
+			} else {
+				r.Error = res.Error
+			}
+			break
+		}
+		main := res.Subscriptions[0]
+		moved := false
+		for i, sr := range res.Subscriptions {
+			if sr.Next != nil {
+				subs[i].Installed, subs[i].StartingCSV = sr.Next.Bundle, ""
+				moved = true
+			}
+		}
+		for _, p := range res.Providers {
+			subs = append(subs, V0Subscription{Catalog: p.Catalog, Package: p.Package, Channel: p.Channel, Installed: p.Bundle})
+			moved = true
+		}
+		if main.Next != nil {
+			if seenMain[main.Next.Bundle] {
+				r.Error = fmt.Sprintf("OLM v0 updates loop: %s is reached again", main.Next.Bundle)
+				break
+			}
+			seenMain[main.Next.Bundle] = true
+			r.PathToHead = append(r.PathToHead, Hop{
+				Name: main.Next.Bundle, Version: main.Next.Version, Channel: main.Next.Channel, Via: main.Via,
+				Dependencies: main.Dependencies, Providers: res.Providers, PassedOver: main.PassedOver,
+			})
+		}
+		if !moved {
+			if len(main.PassedOver) > 0 {
+				var msgs []string
+				for _, po := range main.PassedOver {
+					msgs = append(msgs, po.Message)
+				}
+				r.Held = &V0Held{At: subs[0].Installed, Reason: ReasonUnsatisfiedDependency, PassedOver: main.PassedOver,
+					Message: fmt.Sprintf("OLM v0 stays at %s: %s", subs[0].Installed, strings.Join(firstStrings(msgs, 3), "; "))}
+			}
+			break
+		}
+		key := v0StateKey(subs)
+		if seenState[key] {
+			r.Error = "OLM v0 resolutions loop: the namespace returns to an earlier state"
+			break
+		}
+		seenState[key] = true
+	}
+	if len(r.PathToHead) > 0 {
+		r.Next = &r.PathToHead[0]
+		r.ReachesHead = r.PathToHead[len(r.PathToHead)-1].Name == r.Head
+	} else {
+		r.ReachesHead = q.Installed != "" && q.Installed == r.Head
+	}
+	return r
+}
+
+// v0StateKey names the namespace's installed bundles.
+func v0StateKey(subs []V0Subscription) string {
+	parts := make([]string, len(subs))
+	for i, s := range subs {
+		parts[i] = s.Catalog + "/" + s.Package + "/" + s.Installed
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
