@@ -58,12 +58,16 @@ func Generate(ctx context.Context, sharedDir, splitDir string) (*Generated, erro
 func generateFrom(shared *declcfg.DeclarativeConfig, split map[string]*declcfg.DeclarativeConfig) *Generated {
 	whole := map[string]*declcfg.DeclarativeConfig{WholeSet().Catalogs[0].Name: shared}
 	g := &Generated{Sets: append([]CatalogSet{WholeSet(), SplitSet()}, append(V1FixtureSets(), V0FixtureSets()...)...)}
+	g.Sets = append(g.Sets, V0DependencyFixtureSets()...)
+	g.Sets = append(g.Sets, RabbitSets()...)
 	g.V1 = append(V1Queries("whole", whole), V1Queries("split", split)...)
 	g.V1 = append(g.V1, V1SelfCertifiedQueries("whole", whole)...)
 	g.V1 = append(g.V1, V1FixtureQueries()...)
 	g.V0 = append(V0Queries("whole", whole), V0Queries("split", split)...)
 	g.V0 = append(g.V0, V0DependencyPairQueries("whole", whole)...)
 	g.V0 = append(g.V0, V0FixtureQueries()...)
+	g.V0 = append(g.V0, V0DependencyFixtureQueries()...)
+	g.V0 = append(g.V0, RabbitQueries(shared)...)
 	return g
 }
 

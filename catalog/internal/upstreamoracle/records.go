@@ -36,7 +36,8 @@ type (
 		Name     string `json:"name"`
 		Priority int32  `json:"priority"`
 		// Source says where its FBC is: "shared" (the shared real
-		// catalog), "split/<catalog>" (SplitShared's catalog of that
+		// catalog), "shared/<package>" (that package's directory of
+		// it), "split/<catalog>" (SplitShared's catalog of that
 		// name) or "fixtures/<dir>" (under the recorded data's
 		// directory).
 		Source string `json:"source"`
@@ -231,6 +232,9 @@ func (d Dirs) Dir(ref CatalogRef) (string, error) {
 	switch src := ref.Source; {
 	case src == "shared":
 		return d.Shared, nil
+	case strings.HasPrefix(src, "shared/"):
+		// one package directory of the shared catalog
+		return filepath.Join(d.Shared, filepath.FromSlash(strings.TrimPrefix(src, "shared/"))), nil
 	case strings.HasPrefix(src, "split/"):
 		if d.Split == "" {
 			return "", fmt.Errorf("catalog %s: source %s needs the split catalogs (WriteSplit)", ref.Name, src)
