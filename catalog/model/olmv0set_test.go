@@ -63,7 +63,7 @@ func buildDepCatalog(t *testing.T, pkgs ...depPkg) *Catalog {
 func TestV0Dependencies(t *testing.T) {
 	for _, tc := range []struct {
 		name, prop, text, err string
-		matches, misses     []string // provider properties (JSON of the provider's extra properties)
+		matches, misses       []string // provider properties (JSON of the provider's extra properties)
 	}{
 		{"gvk required", `olm.gvk.required={"group":"g.io","version":"v1","kind":"K"}`, "providing an API with group: g.io, version: v1, kind: K", "",
 			[]string{`olm.gvk={"group":"g.io","version":"v1","kind":"K"}`}, []string{`olm.gvk={"group":"g.io","version":"v2","kind":"K"}`}},
