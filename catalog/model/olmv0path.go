@@ -25,6 +25,9 @@ type V0Held struct {
 	Reason     string         `json:"reason"`
 	Message    string         `json:"message"`
 	PassedOver []V0PassedOver `json:"passedOver"`
+	// PassedOverTotal is set only in a written next/ file whose
+	// PassedOver is cut (InstalledView.Bounded).
+	PassedOverTotal int `json:"passedOverTotal,omitempty"`
 }
 
 // V0SetResult is ResolveV0 over a catalog set with dependencies: the hops

@@ -305,3 +305,34 @@ func BenchmarkV0SetSharedPaths(b *testing.B) {
 		}
 	}
 }
+
+// TestV0BoundDependencies: a written next/ file keeps at most
+// FileListMax providers and passed-over candidates per hop (and held's),
+// with their number.
+func TestV0BoundDependencies(t *testing.T) {
+	many := func(n int) ([]V0Provider, []V0PassedOver) {
+		ps, pos := make([]V0Provider, n), make([]V0PassedOver, n)
+		for i := range n {
+			ps[i].Bundle, pos[i].Bundle = fmt.Sprint("p", i), fmt.Sprint("c", i)
+		}
+		return ps, pos
+	}
+	ps, pos := many(20)
+	few, fewPos := many(3)
+	r := V0Result{PathToHead: []Hop{{Name: "a", Providers: ps, PassedOver: pos}, {Name: "b", Providers: few, PassedOver: fewPos}},
+		Held: &V0Held{At: "b", PassedOver: pos}}
+	r.Next = &r.PathToHead[0]
+	v := InstalledView{OLMV0: r}
+	v.OLMV0.boundDependencies()
+	h0, h1 := v.OLMV0.PathToHead[0], v.OLMV0.PathToHead[1]
+	if len(h0.Providers) != FileListMax || h0.ProvidersTotal != 20 || len(h0.PassedOver) != FileListMax || h0.PassedOverTotal != 20 ||
+		h0.Providers[FileListMax-1].Bundle != "p15" || v.OLMV0.Next.ProvidersTotal != 20 {
+		t.Errorf("hop a: %d providers (total %d), %d passed over (total %d)", len(h0.Providers), h0.ProvidersTotal, len(h0.PassedOver), h0.PassedOverTotal)
+	}
+	if len(h1.Providers) != 3 || h1.ProvidersTotal != 0 || h1.PassedOverTotal != 0 {
+		t.Errorf("hop b cut: %+v", h1)
+	}
+	if h := v.OLMV0.Held; len(h.PassedOver) != FileListMax || h.PassedOverTotal != 20 {
+		t.Errorf("held: %d passed over, total %d", len(h.PassedOver), h.PassedOverTotal)
+	}
+}
