@@ -325,6 +325,9 @@ func (p *Plan) verify() error {
 		if err := Replay(filtered[in.Catalog], in, p.OLM); err != nil {
 			return fmt.Errorf("%s: %w (a bug)", in.Install, err)
 		}
+		if err := ReplayDependencies(filtered, in); err != nil {
+			return fmt.Errorf("%s: %w (a bug)", in.Install, err)
+		}
 	}
 	return nil
 }

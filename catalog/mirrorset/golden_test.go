@@ -73,6 +73,12 @@ var goldenCases = []goldenCase{
 		{Package: "slurm-operator", Version: "1.0.0", Target: "1.0.1"},
 		{Package: "kube-green", Version: "0.7.1"},
 	}},
+	// OLM v0 dependencies (issue 25): the topology operator's bundles
+	// from 1.14.2 on require rabbitmq-cluster-operator >2.0.0
+	// (olm.package.required); OLM v0 installs its head, v2.22.3, beside
+	// the path, so the set keeps it (why: dependency), its package in the
+	// ImageSetConfiguration and its images.
+	{"real-rabbitmq-deps-v0", sharedCatalog, upgrade.V0, []Install{{Package: "rabbitmq-messaging-topology-operator", Version: "1.12.1"}}},
 }
 
 func TestGolden(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/upgraph/upgraph/catalog/upgrade"
 )
 
 // ISCAPIVersion is the oc-mirror API the ImageSetConfiguration is
@@ -60,6 +62,10 @@ func ImageSetConfiguration(plan *Plan, rel *ReleaseSet) []byte {
 			}
 		}
 		fmt.Fprintf(&b, "  # %s mirror set: the bundles %s takes from each install to its target.\n", plan.OLM.Title(), plan.OLM.Title())
+		if plan.OLM == upgrade.V0 {
+			b.WriteString("  # With the providers OLM v0 installs for their dependencies (" + depKinds + "),\n")
+			b.WriteString("  # from whichever catalog it picks them, and their own dependencies.\n")
+		}
 		if len(cats) == 0 {
 			b.WriteString("  operators: [] # every install is at its target: nothing to mirror\n")
 		} else {
@@ -74,6 +80,9 @@ func ImageSetConfiguration(plan *Plan, rel *ReleaseSet) []byte {
 			b.WriteString("    packages:\n")
 			for _, ps := range cs.Packages {
 				fmt.Fprintf(&b, "    - name: %s\n", q(ps.Name))
+				if req := plan.requiredBy(cs.Name, ps.Name); len(req) > 0 {
+					fmt.Fprintf(&b, "      # a dependency: OLM v0 installs it for %s\n", strings.Join(req, ", "))
+				}
 				if ps.DefaultChannelWas != "" {
 					fmt.Fprintf(&b, "      # the catalog's default channel %s is not kept\n", ps.DefaultChannelWas)
 					fmt.Fprintf(&b, "      defaultChannel: %s\n", q(ps.DefaultChannel))

@@ -110,6 +110,14 @@ func breaks(plan *Plan, cs *CatalogSet) bool {
 		if in.Found && in.Catalog == cs.Name && Replay(m, in, plan.OLM) != nil {
 			return true
 		}
+		if !in.Found {
+			continue
+		}
+		own := in
+		own.Dependencies = slices.DeleteFunc(slices.Clone(in.Dependencies), func(d DependencyPick) bool { return d.Catalog != cs.Name })
+		if ReplayDependencies(map[string]*model.Catalog{cs.Name: m}, own) != nil {
+			return true
+		}
 	}
 	return false
 }

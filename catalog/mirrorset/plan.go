@@ -124,6 +124,9 @@ type InstallPlan struct {
 	// Notes say what the filtered catalog does beyond the target (the
 	// channel keeps bundles above it for other installs).
 	Notes []string `json:"notes,omitempty"`
+	// Dependencies are the bundles OLM v0 installs beside the path for
+	// dependencies (deps.go), in resolution order.
+	Dependencies []DependencyPick `json:"dependencies,omitempty"`
 }
 
 // CatalogSet is what one catalog keeps.
@@ -221,8 +224,28 @@ func Compute(cats []*Catalog, installs []Install, olm upgrade.Runtime) (*Plan, e
 	if olm == upgrade.V1 && len(cats) > 1 {
 		plan.Semantics = model.SemanticsV1Set
 	}
-	// need[catalog][package][channel] → bundle names the hops land on.
-	need := map[*Catalog]map[*model.Package]map[*model.Channel]map[string]bool{}
+	// need[catalog][package][channel][bundle] → why it is kept: the
+	// hops land on it, or OLM v0 installs it for a dependency.
+	need := map[*Catalog]map[*model.Package]map[*model.Channel]map[string]string{}
+	mark := func(cat *Catalog, p *model.Package, ch *model.Channel, name, why string) {
+		if need[cat] == nil {
+			need[cat] = map[*model.Package]map[*model.Channel]map[string]string{}
+		}
+		if need[cat][p] == nil {
+			need[cat][p] = map[*model.Channel]map[string]string{}
+		}
+		if need[cat][p][ch] == nil {
+			need[cat][p][ch] = map[string]string{}
+		}
+		if need[cat][p][ch][name] != WhyHop {
+			need[cat][p][ch][name] = why
+		}
+	}
+	var deps *model.V0Set
+	if olm == upgrade.V0 {
+		deps = v0Set(cats)
+		plan.Semantics = model.SemanticsV0Set
+	}
 	for _, in := range installs {
 		cat, err := findCatalog(cats, in.Catalog, in.Package)
 		if err != nil {
@@ -252,22 +275,31 @@ func Compute(cats []*Catalog, installs []Install, olm upgrade.Runtime) (*Plan, e
 		for _, h := range r.Hops {
 			ip.Path = append(ip.Path, h.To.Name)
 		}
+		if deps != nil && ip.Found {
+			ip.Dependencies = withDependencies(deps, &ip)
+		}
 		plan.Installs = append(plan.Installs, ip)
-		if !r.Found {
+		if !ip.Found {
 			continue
 		}
-		if need[cat] == nil {
-			need[cat] = map[*model.Package]map[*model.Channel]map[string]bool{}
-		}
-		if need[cat][p] == nil {
-			need[cat][p] = map[*model.Channel]map[string]bool{}
-		}
 		ch := p.Channel(r.Channel)
-		if need[cat][p][ch] == nil {
-			need[cat][p][ch] = map[string]bool{}
-		}
 		for _, name := range ip.Path {
-			need[cat][p][ch][name] = true
+			mark(cat, p, ch, name, WhyHop)
+		}
+		for _, d := range ip.Dependencies {
+			dc, _ := findCatalog(cats, d.Catalog, d.Package)
+			var dp *model.Package
+			var dch *model.Channel
+			if dc != nil {
+				dp = dc.Model.Package(d.Package)
+			}
+			if dp != nil {
+				dch = dp.Channel(d.Channel)
+			}
+			if dch == nil {
+				return nil, fmt.Errorf("%s: OLM v0 installs %s from %s/%s/%s, which the catalogs lack (a bug)", in, d.Bundle, d.Catalog, d.Package, d.Channel)
+			}
+			mark(dc, dp, dch, d.Bundle, WhyDependency)
 		}
 	}
 	for _, cat := range cats {
@@ -430,7 +462,7 @@ const ReasonOtherCatalog = "other-catalog"
 
 // keepPackage decides what package p keeps: per channel with hops, the
 // bundles of keepChannel.
-func keepPackage(p *model.Package, need map[*model.Channel]map[string]bool, olm upgrade.Runtime) (*PackageSet, error) {
+func keepPackage(p *model.Package, need map[*model.Channel]map[string]string, olm upgrade.Runtime) (*PackageSet, error) {
 	ps := &PackageSet{Name: p.Name, PackageBundles: len(p.Bundles), Channels: []*ChannelSet{}}
 	bundles := map[string]bool{}
 	for _, ch := range p.Channels { // by name
@@ -459,9 +491,11 @@ func keepPackage(p *model.Package, need map[*model.Channel]map[string]bool, olm 
 }
 
 // keepChannel returns what channel ch keeps for the hops landing on
-// hops: the hops, the replaces chain between them, and for OLM v1 the
-// skippers of hops off the chain (see the package comment).
-func keepChannel(ch *model.Channel, hops map[string]bool, olm upgrade.Runtime) (*ChannelSet, error) {
+// hops (each with why: WhyHop or WhyDependency): the hops, the replaces
+// chain between them, and the skippers of hops off the chain (OLM v1's,
+// and the dependency providers OLM v0 picks there; see the package
+// comment).
+func keepChannel(ch *model.Channel, hops map[string]string, olm upgrade.Runtime) (*ChannelSet, error) {
 	head, err := ch.Head()
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: %w", ch.Name, err)
@@ -503,15 +537,15 @@ func keepChannel(ch *model.Channel, hops map[string]bool, olm upgrade.Runtime) (
 	}
 	var off []string // kept entries off the chain (skipped): OLM v1's hops and their skippers
 	for _, e := range ch.Entries {
-		if !hops[e.Name] {
+		if hops[e.Name] == "" {
 			continue
 		}
-		why[e.Name] = WhyHop
+		why[e.Name] = hops[e.Name]
 		if i, ok := idx[e.Name]; ok {
 			extend(i)
 			continue
 		}
-		if olm == upgrade.V0 {
+		if olm == upgrade.V0 && hops[e.Name] == WhyHop {
 			return nil, fmt.Errorf("channel %s: OLM v0 landed on %s, which is off the chain (a bug)", ch.Name, e.Name)
 		}
 		off = append(off, e.Name)

@@ -206,7 +206,11 @@ func TestMirrorSetCatalogSet(t *testing.T) {
 			"no OLM v1 path: refused-by-v1.", ""},
 		{"v1: a hop from another catalog", []string{"--catalog-set", bHigh, "--installed", fromA, "--olm", "v1"}, 1,
 			"no OLM v1 path: other-catalog.\n    OLM v1 resolves needy.v1.1.0 from catalog b (priority 5), not from a", ""},
-		{"v0: the install's own catalog", []string{"--catalog-set", bHigh, "--installed", fromA}, 0, "needy.v1.0.0 → needy.v1.1.0 → needy.v2.0.0", ""},
+		// OLM v0 resolves the dependency needy.v2.0.0 declares
+		// (cert-manager) over the set: no catalog has it, so OLM v0
+		// stays at needy.v1.1.0 (issue 25).
+		{"v0: a dependency no catalog provides", []string{"--catalog-set", bHigh, "--installed", fromA}, 1,
+			"no OLM v0 path: dependencies.\n    with dependencies (olm.gvk.required, olm.package.required, olm.label.required, olm.constraint), OLM v0 does not take needy.v1.0.0 → needy.v1.1.0 → needy.v2.0.0 in the catalog set: OLM v0 stays at needy.v1.1.0: bundle needy.v2.0.0 requires an operator with package: cert-manager", ""},
 		{"an install without a catalog, two catalogs with its package", []string{"--catalog-set", bHigh, "--installed", bare}, 2, "",
 			"catalogs a, b have package needy: name the one its Subscription uses"},
 		{"--catalog and --catalog-set", []string{"--catalog-set", bHigh, "--catalog", refused, "--installed", bare}, 2, "", "give one"},

@@ -427,6 +427,9 @@ func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
 			default:
 				fmt.Fprintf(&b, "  %s: %s → %s\n", in.Install, in.From.Name, strings.Join(in.Path, " → "))
 			}
+			for _, d := range in.Dependencies {
+				fmt.Fprintf(&b, "    %s\n", mirrorSetDependencyText(d))
+			}
 			for _, n := range in.Notes {
 				fmt.Fprintf(&b, "    note: %s\n", n)
 			}
@@ -471,4 +474,12 @@ func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
 	}
 	_, err := fmt.Fprint(c.App.Writer, b.String())
 	return err
+}
+
+// mirrorSetDependencyText says what OLM v0 installs beside a path.
+func mirrorSetDependencyText(d mirrorset.DependencyPick) string {
+	if d.RequiredBy == "" {
+		return fmt.Sprintf("at %s: %s moves to %s (catalog %s, channel %s)", d.At, d.Package, d.Bundle, d.Catalog, d.Channel)
+	}
+	return fmt.Sprintf("at %s: for a dependency of %s, OLM v0 installs %s from catalog %s (channel %s)", d.At, d.RequiredBy, d.Bundle, d.Catalog, d.Channel)
 }
