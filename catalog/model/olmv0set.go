@@ -419,6 +419,9 @@ func (r *resolution) depsOf(v v0Var) []varDep {
 				provs = append(provs, e)
 			}
 		}
+		// sortBundles orders the installed CSVs, like any catalog, by
+		// package (none is in a default channel).
+		slices.SortStableFunc(provs, func(a, b v0Var) int { return strings.Compare(a.bundle.Package.Name, b.bundle.Package.Name) })
 		cat, err := r.s.catalogProviders(d, v.catalog)
 		if err != nil && r.err == nil {
 			r.err = fmt.Errorf("providers of %s for bundle %s: %w", d.Text, v.bundle.Name, err)
@@ -586,8 +589,15 @@ func (s *V0Set) Resolve(subs []V0Subscription) V0Resolution {
 	}
 	queue := make([]choice, 0, len(plans))
 	for i := range plans {
-		if plans[i].err != "" && len(plans[i].cands) == 0 {
-			out.Error = "constraints not satisfiable: " + plans[i].err
+		switch err := plans[i].err; {
+		case strings.HasPrefix(err, "no operators found"):
+			// NewInvalidSubscriptionVariable: the Subscription is
+			// mandatory and prohibited, whatever is installed.
+			out.Error = fmt.Sprintf("constraints not satisfiable: subscription %s exists, %s", plans[i].sub.Package, err)
+			return out
+		case err != "":
+			// sortChannel's error fails the resolution.
+			out.Error = err
 			return out
 		}
 		queue = append(queue, choice{plans[i].cands})

@@ -221,6 +221,10 @@ func TestV0SetResolve(t *testing.T) {
 			[]member{{"own", 0, []depPkg{app(map[string][]string{"3.0.0": {`olm.package.required={"packageName":"dep","versionRange":"x"}`}})}}},
 			[]V0Subscription{{Catalog: "own", Package: "app", Channel: "stable", Installed: "app.v2.0.0"}},
 			"", "bundle app.v3.0.0: property[1] of type \"olm.package.required\": OLM v0 cannot resolve it"},
+		{"a Subscription to a channel its package lacks is invalid, whatever is installed",
+			[]member{{"own", 0, []depPkg{app(nil)}}},
+			[]V0Subscription{{Catalog: "own", Package: "app", Channel: "beta", Installed: "app.v2.0.0"}},
+			"", "constraints not satisfiable: subscription app exists, no operators found in channel beta of package app"},
 		{"a new install takes the head with its providers",
 			[]member{{"own", 0, []depPkg{app(map[string][]string{"3.0.0": {reqDep1}}), dep(map[string][]string{"stable": {"1.0.0"}}, nil)}}},
 			[]V0Subscription{{Catalog: "own", Package: "app", Channel: "stable"}},
@@ -334,5 +338,29 @@ func TestV0BoundDependencies(t *testing.T) {
 	}
 	if h := v.OLMV0.Held; len(h.PassedOver) != FileListMax || h.PassedOverTotal != 20 {
 		t.Errorf("held: %d passed over, total %d", len(h.PassedOver), h.PassedOverTotal)
+	}
+}
+
+// TestV0SetInstalledProvidersByPackage: installed CSVs come first among
+// a dependency's providers, ordered by package as sortBundles orders
+// them, not by Subscription.
+func TestV0SetInstalledProvidersByPackage(t *testing.T) {
+	const reqLabel, label = `olm.label.required={"label":"l"}`, `olm.label={"label":"l"}`
+	c := buildDepCatalog(t,
+		depPkg{name: "app", def: "stable", channels: map[string][]string{"stable": {"1.0.0", "2.0.0"}}, props: map[string][]string{"2.0.0": {reqLabel}}},
+		depPkg{name: "zed", def: "stable", channels: map[string][]string{"stable": {"1.0.0"}}, props: map[string][]string{"1.0.0": {label}}},
+		depPkg{name: "bee", def: "stable", channels: map[string][]string{"stable": {"1.0.0"}}, props: map[string][]string{"1.0.0": {label}}},
+	)
+	r := NewV0Set([]V0CatalogMember{{Name: "own", Catalog: c}}).Resolve([]V0Subscription{
+		{Catalog: "own", Package: "app", Channel: "stable", Installed: "app.v1.0.0"},
+		{Catalog: "own", Package: "zed", Channel: "stable", Installed: "zed.v1.0.0"},
+		{Catalog: "own", Package: "bee", Channel: "stable", Installed: "bee.v1.0.0"},
+	})
+	app := r.Subscriptions[0]
+	if r.Error != "" || app.Next == nil || len(app.Dependencies) != 1 || app.Dependencies[0].Pick == nil {
+		t.Fatalf("%+v", r)
+	}
+	if p := app.Dependencies[0].Pick; p.Bundle != "bee.v1.0.0" || !p.Installed || p.Catalog != "own" {
+		t.Errorf("pick %+v, want the installed bee.v1.0.0", p)
 	}
 }
