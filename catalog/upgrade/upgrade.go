@@ -20,8 +20,10 @@
 // never hops to a Prohibited bundle (legacy olm.deprecated), OLM v1
 // refuses a resolved bundle that declares a dependency (no fallback).
 // Over a catalog set (FindInSet) OLM v1 resolves across the catalogs.
-// Otherwise the answers are graph only, like the model's: no dependency,
-// GVK or constraint solving.
+// FindV0InSet follows OLM v0 with its dependencies resolved over a
+// catalog set (model.V0Set, deps.go): each hop with its dependencies'
+// picks, the providers installed and the candidates passed over;
+// FindInPackage and FindInSet stay graph only for OLM v0.
 package upgrade
 
 import (
