@@ -602,6 +602,15 @@ func (s *V0Set) Resolve(subs []V0Subscription) V0Resolution {
 		}
 		queue = append(queue, choice{plans[i].cands})
 	}
+	// getBundleVariables reads the dependencies of every bundle it can
+	// reach — the installed CSVs, every candidate, their providers,
+	// theirs — before the solver runs, so one it cannot read fails the
+	// resolution even when the solver would not have needed it.
+	r.reachAll(plans)
+	if r.err != nil {
+		out.Error = r.err.Error()
+		return out
+	}
 	ok, err := r.search(queue)
 	if r.err != nil {
 		out.Error = r.err.Error()
@@ -768,4 +777,35 @@ func (r *resolution) diagnose(c v0Var) *V0PassedOver {
 	po.Reason = ReasonUnsatisfiedDependency
 	po.Message = strings.Join(msgs, "; ")
 	return po
+}
+
+// reachAll computes the dependencies of every variable reachable from
+// the Subscriptions' candidates and the installed CSVs (r.err records
+// the first that fails).
+func (r *resolution) reachAll(plans []subPlan) {
+	seen := map[v0Var]bool{}
+	var stack []v0Var
+	push := func(v v0Var) {
+		if !seen[v] {
+			seen[v] = true
+			stack = append(stack, v)
+		}
+	}
+	for _, e := range r.existing {
+		push(e)
+	}
+	for i := range plans {
+		for _, c := range plans[i].cands {
+			push(c)
+		}
+	}
+	for len(stack) > 0 && r.err == nil {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, d := range r.depsOf(v) {
+			for _, p := range d.provs {
+				push(p)
+			}
+		}
+	}
 }
