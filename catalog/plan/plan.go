@@ -62,10 +62,13 @@
 // resolves across the minor's catalogs (upgrade.FindInSet), each hop
 // naming the catalog it comes from.
 //
-// Like catalog/upgrade, OLM v0 is graph only: no dependency, GVK or
-// constraint solving (a Prohibited bundle is never a hop); OLM v1
-// refuses a bundle that declares a dependency, as operator-controller
-// does, and a refused hop cuts the route.
+// Routes follow the channel graph as catalog/upgrade does (a Prohibited
+// bundle is never an OLM v0 hop); OLM v1 refuses a bundle that declares a
+// dependency, as operator-controller does, and a refused hop cuts the
+// route. For OLM v0, each hop checks the dependencies of the bundle the
+// operator runs after it against the next minor's catalog set (and those
+// of an update required before it against the current one's): a
+// dependency no bundle of the set provides blocks the hop (deps.go).
 package plan
 
 import (
@@ -261,6 +264,13 @@ type OperatorHop struct {
 	// Deprecations are the next catalog's, for the package, the channel,
 	// the installed bundle and the bundles on its path there.
 	Deprecations []upgrade.Deprecation `json:"deprecations"`
+	// Dependencies (OLM v0) are those of the bundle installed after the
+	// hop, checked against the next minor's catalog set; a dependency no
+	// bundle there provides blocks the hop (deps.go).
+	Dependencies []DependencyCheck `json:"dependencies,omitempty"`
+	// UpdateDependencies (OLM v0) are those of Update.To, checked
+	// against the current minor's catalog set.
+	UpdateDependencies []DependencyCheck `json:"updateDependencies,omitempty"`
 }
 
 // Update is an update required before a hop: the bundle, and the
@@ -529,6 +539,8 @@ func eusSteps(cross []crossing, viaEUS bool) []*EUS {
 // bundle installed after the hop.
 func (s *opState) step(c crossing, curSet, nextSet catalogsAt, olm upgrade.Runtime) (OperatorHop, error) {
 	cur := curSet.home
+	var update *model.Bundle
+	installed := s.bundle
 	oh := OperatorHop{Package: s.pkg, Channel: s.channel, Installed: bundleOf(s.bundle), Deprecations: []upgrade.Deprecation{}}
 	target := c.to.String()
 	if ok, why := allows(s.bundle, c); ok {
@@ -555,6 +567,7 @@ func (s *opState) step(c crossing, curSet, nextSet catalogsAt, olm upgrade.Runti
 			if b, hops := firstAllowing(pkg, rt, c, curSet); b != nil {
 				oh.State = StateUpdateRequired
 				oh.Update = &Update{To: bundleOf(b), Hops: hops}
+				update = b
 				_, whyTo := allows(b, c)
 				oh.Message = fmt.Sprintf("%s; update it before the hop to %s, %s in %s: %s",
 					why, upgrade.RefText(oh.Update.To.Ref), english.Count(len(hops), "hop"), cur.Key, whyTo)
@@ -577,6 +590,12 @@ func (s *opState) step(c crossing, curSet, nextSet catalogsAt, olm upgrade.Runti
 					}
 				}
 			}
+		}
+	}
+	if oh.State != StateBlocked {
+		if dependenciesAtHop(&oh, s, curSet, nextSet, olm, update) {
+			// the update cannot be installed: the operator stays
+			s.bundle = installed
 		}
 	}
 	n, deps, err := nextState(nextSet, s, olm)
@@ -957,12 +976,12 @@ func notes(p *Plan, cross []crossing, req Request) []string {
 		// What is modelled depends on the runtime: OLM v1 refuses a
 		// resolved bundle that declares a dependency (operator-controller's
 		// NoDependencyValidation), which the routes model; OLM v0 solves
-		// dependencies, which they do not (issue 25).
+		// dependencies, which each hop checks (deps.go).
 		const stay = "Operators stay on their installed bundles unless an update is required (with automatic approval, OLM moves them along their channels anyway)"
 		if req.OLM == upgrade.V1 {
 			out = append(out, stay+"; OLM v1's refusal of a resolved bundle that declares a dependency (olm.package.required, olm.gvk.required, olm.constraint) is modelled as operator-controller decides, with no fallback to an older bundle; no dependency is solved, as OLM v1 solves none.")
 		} else {
-			out = append(out, stay+"; OLM v0's Prohibited bundles are never hops, but its dependency, GVK and constraint solving is not modelled: paths follow the channel graph only (issue 25).")
+			out = append(out, stay+"; OLM v0's Prohibited bundles are never hops; at each hop the dependencies (olm.gvk.required, olm.package.required, olm.label.required, olm.constraint) of the bundle an operator runs after it must be provided by some bundle of the next minor's catalog set (and those of an update required before it by the current one's), else the hop is blocked; conflicts between providers and the dependencies of bundles further along the routes are not checked.")
 		}
 	}
 	return append([]string{}, out...)

@@ -149,6 +149,11 @@ func writeOperator(b *strings.Builder, o OperatorHop, h Hop, olm upgrade.Runtime
 	}
 	n := o.Next
 	para(b, "    "+n.Catalog+": ", nextText(o, olm))
+	for _, d := range o.Dependencies {
+		if d.Provider != nil {
+			para(b, "    dependency in "+n.Catalog+": ", fmt.Sprintf("an operator %s: %s from catalog %s (channel %s)", d.Text, d.Provider.Bundle, d.Provider.Catalog, d.Provider.Channel))
+		}
+	}
 	for _, d := range o.Deprecations {
 		para(b, "    deprecated in "+n.Catalog+": ", d.String())
 	}
