@@ -7,8 +7,9 @@
 // choices of the two OLM runtimes: OLM v0 (a Subscription, operator-
 // lifecycle-manager's resolver) and OLM v1 (a ClusterExtension,
 // operator-controller's resolver). Every selection result says which
-// semantics it encodes; both are "graph only": no dependency, GVK or
-// constraint solving.
+// semantics it encodes: ResolveV0 and OLM v1 are graph only (OLM v1
+// refuses dependencies as upstream does); V0Set resolves OLM v0's
+// dependencies over a catalog set as its resolver does (olmv0deps.go).
 //
 // A Catalog is read-only once Convert returns and safe for concurrent
 // use.

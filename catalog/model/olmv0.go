@@ -59,6 +59,11 @@ type Hop struct {
 	Dependencies []V0DependencyResult `json:"dependencies,omitempty"`
 	Providers    []V0Provider         `json:"providers,omitempty"`
 	PassedOver   []V0PassedOver       `json:"passedOver,omitempty"`
+	// ProvidersTotal and PassedOverTotal are set only in a written
+	// next/ file whose lists are cut (InstalledView.Bounded): their
+	// whole length.
+	ProvidersTotal  int `json:"providersTotal,omitempty"`
+	PassedOverTotal int `json:"passedOverTotal,omitempty"`
 }
 
 // V0Query is a Subscription's view: its channel ("" for every channel of

@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -66,6 +67,8 @@ type Dependency struct {
 	FailureMessage string `json:"failureMessage,omitempty"`
 
 	pred depPredicate
+	// key identifies the predicate: the property's type and value.
+	key string
 }
 
 // Matches says whether b satisfies the dependency.
@@ -77,11 +80,64 @@ type depPredicate interface {
 	String() string
 }
 
-// v0DepsCache holds a bundle's parsed dependencies (computed once).
+// v0DepsCache holds a bundle's parsed dependencies and the properties
+// the predicates and invariants read (each computed once).
 type v0DepsCache struct {
 	once sync.Once
 	deps []Dependency
 	err  error
+
+	factsOnce sync.Once
+	facts     bundleFacts
+}
+
+// bundleFacts are the properties OLM v0's predicates and invariants read:
+// olm.package values (with the version parsed strictly), olm.gvk and
+// olm.label values; a value that is not valid JSON for its type is left
+// out, as the predicates skip it.
+type bundleFacts struct {
+	packages []factPackage
+	gvks     []gvkPred
+	labels   []string
+}
+
+type factPackage struct {
+	name      string
+	version   semver.Version
+	versionOK bool
+}
+
+// v0Facts returns the bundle's facts, parsed once.
+func (b *Bundle) v0Facts() *bundleFacts {
+	b.v0deps.factsOnce.Do(func() {
+		f := &b.v0deps.facts
+		for _, p := range b.Properties {
+			switch p.Type {
+			case propPackage:
+				var v PackageProperty
+				if json.Unmarshal(p.Value, &v) == nil {
+					fp := factPackage{name: v.PackageName}
+					if ver, err := semver.Parse(v.Version); err == nil {
+						fp.version, fp.versionOK = ver, true
+					}
+					f.packages = append(f.packages, fp)
+				}
+			case propGVK:
+				var v struct{ Group, Version, Kind string }
+				if json.Unmarshal(p.Value, &v) == nil {
+					f.gvks = append(f.gvks, gvkPred{v.Group, v.Version, v.Kind})
+				}
+			case propLabel:
+				var v struct {
+					Label string `json:"label"`
+				}
+				if json.Unmarshal(p.Value, &v) == nil {
+					f.labels = append(f.labels, v.Label)
+				}
+			}
+		}
+	})
+	return &b.v0deps.facts
 }
 
 // V0Dependencies returns the dependencies the bundle declares, in
@@ -131,7 +187,7 @@ func parseV0Dependencies(bundle string, props []declcfg.Property) ([]Dependency,
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: property[%d] of type %q: OLM v0 cannot resolve it: %w", bundle, i, p.Type, err)
 		}
-		out = append(out, Dependency{Property: i, Type: p.Type, Text: pred.String(), FailureMessage: msg, pred: pred})
+		out = append(out, Dependency{Property: i, Type: p.Type, Text: pred.String(), FailureMessage: msg, pred: pred, key: p.Type + "\x00" + string(p.Value)})
 	}
 	return out, nil
 }
@@ -230,18 +286,7 @@ func packageRequiredPred(name, verRange string) (depPredicate, error) {
 
 type gvkPred struct{ group, version, kind string }
 
-func (g gvkPred) test(b *Bundle) bool {
-	for _, p := range b.Properties {
-		if p.Type != propGVK {
-			continue
-		}
-		var v struct{ Group, Version, Kind string }
-		if json.Unmarshal(p.Value, &v) == nil && v.Kind == g.kind && v.Version == g.version && v.Group == g.group {
-			return true
-		}
-	}
-	return false
-}
+func (g gvkPred) test(b *Bundle) bool { return slices.Contains(b.v0Facts().gvks, g) }
 
 func (g gvkPred) String() string {
 	return fmt.Sprintf("providing an API with group: %s, version: %s, kind: %s", g.group, g.version, g.kind)
@@ -252,8 +297,8 @@ type pkgPred string
 // test: an olm.package property naming the package, or the bundle's own
 // package (cache.Entry.Package()).
 func (pkg pkgPred) test(b *Bundle) bool {
-	for _, pp := range b.packageProps() {
-		if pp.PackageName == string(pkg) {
+	for _, pp := range b.v0Facts().packages {
+		if pp.name == string(pkg) {
 			return true
 		}
 	}
@@ -270,8 +315,8 @@ type versionRangePred struct {
 // test: an olm.package property's version (semver.Parse) in range, or the
 // entry's version.
 func (v versionRangePred) test(b *Bundle) bool {
-	for _, pp := range b.packageProps() {
-		if ver, err := semver.Parse(pp.Version); err == nil && v.r(ver) {
+	for _, pp := range b.v0Facts().packages {
+		if pp.versionOK && v.r(pp.version) {
 			return true
 		}
 	}
@@ -282,20 +327,7 @@ func (v versionRangePred) String() string { return "with version in range: " + v
 
 type labelPred string
 
-func (l labelPred) test(b *Bundle) bool {
-	for _, p := range b.Properties {
-		if p.Type != propLabel {
-			continue
-		}
-		var v struct {
-			Label string `json:"label"`
-		}
-		if json.Unmarshal(p.Value, &v) == nil && v.Label == string(l) {
-			return true
-		}
-	}
-	return false
-}
+func (l labelPred) test(b *Bundle) bool { return slices.Contains(b.v0Facts().labels, string(l)) }
 
 func (l labelPred) String() string { return "with label: " + string(l) }
 
@@ -337,21 +369,6 @@ func joinPreds(ps []depPredicate, sep string) string {
 		s[i] = p.String()
 	}
 	return strings.Join(s, sep)
-}
-
-// packageProps are the bundle's olm.package values.
-func (b *Bundle) packageProps() []PackageProperty {
-	var out []PackageProperty
-	for _, p := range b.Properties {
-		if p.Type != propPackage {
-			continue
-		}
-		var v PackageProperty
-		if json.Unmarshal(p.Value, &v) == nil {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // celPred is cache.celPredicate: the rule evaluated on the bundle's

@@ -25,6 +25,9 @@ type V0Held struct {
 	Reason     string         `json:"reason"`
 	Message    string         `json:"message"`
 	PassedOver []V0PassedOver `json:"passedOver"`
+	// PassedOverTotal is set only in a written next/ file whose
+	// PassedOver is cut (InstalledView.Bounded).
+	PassedOverTotal int `json:"passedOverTotal,omitempty"`
 }
 
 // V0SetResult is ResolveV0 over a catalog set with dependencies: the hops
@@ -34,7 +37,10 @@ type V0Held struct {
 // mirror set must hold; not written to files).
 type V0SetResult struct {
 	V0Result
-	Catalog     string         `json:"catalog"`
+	Catalog string `json:"catalog"`
+	// Unsatisfied is, when a resolution fails (Error), what it could not
+	// satisfy.
+	Unsatisfied []V0PassedOver `json:"unsatisfied,omitempty"`
 	Resolutions []V0Resolution `json:"-"`
 }
 
@@ -90,6 +96,7 @@ func (s *V0Set) ResolvePath(q V0SetQuery) V0SetResult {
 		res := s.Resolve(subs)
 		r.Resolutions = append(r.Resolutions, res)
 		if res.Error != "" {
+			r.Unsatisfied = res.Unsatisfied
 			if n := len(r.PathToHead); n > 0 {
 				r.Error = fmt.Sprintf("at %s: %s", r.PathToHead[n-1].Name, res.Error)
 			} else {
@@ -98,9 +105,13 @@ func (s *V0Set) ResolvePath(q V0SetQuery) V0SetResult {
 			break
 		}
 		main := res.Subscriptions[0]
+		if main.Next != nil && main.Next.Bundle == subs[0].Installed {
+			// The installed CSV's own catalog entry: no update (V0Next).
+			main.Next = nil
+		}
 		moved := false
 		for i, sr := range res.Subscriptions {
-			if sr.Next != nil {
+			if sr.Next != nil && sr.Next.Bundle != subs[i].Installed {
 				subs[i].Installed, subs[i].StartingCSV = sr.Next.Bundle, ""
 				moved = true
 			}
@@ -129,6 +140,9 @@ func (s *V0Set) ResolvePath(q V0SetQuery) V0SetResult {
 				r.Held = &V0Held{At: subs[0].Installed, Reason: ReasonUnsatisfiedDependency, PassedOver: main.PassedOver,
 					Message: fmt.Sprintf("OLM v0 stays at %s: %s", subs[0].Installed, strings.Join(firstStrings(msgs, 3), "; "))}
 			}
+			if r.Held == nil {
+				r.Stranded = pkg.v0Stranded(q.Channel, subs[0].Installed)
+			}
 			break
 		}
 		key := v0StateKey(subs)
@@ -155,4 +169,20 @@ func v0StateKey(subs []V0Subscription) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, ",")
+}
+
+// v0Stranded is ResolveV0's Stranded for a Subscription that stays at
+// installed: the first entry with an edge from it is Prohibited (nil when
+// it is not, or installed is not a bundle of p).
+func (p *Package) v0Stranded(channel, installed string) *V0Stranded {
+	b := p.Bundle(installed)
+	if b == nil {
+		return nil
+	}
+	in := b.InstalledV0()
+	r := p.ResolveV0(V0Query{Channel: channel, Installed: &in})
+	if len(r.PathToHead) > 0 {
+		return nil
+	}
+	return r.Stranded
 }

@@ -34,7 +34,6 @@ package model
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -159,14 +158,78 @@ type V0Set struct {
 	members []V0CatalogMember
 	byName  map[string]int
 
-	mu    sync.Mutex
-	provs map[provKey]provList
-	facts map[*Bundle]*bundleFacts
+	mu      sync.Mutex
+	provs   map[provKey]provList
+	indexes map[*Catalog]*v0Index
 }
 
+// v0Index maps what the common dependencies ask for to the packages that
+// can have it, so that finding a dependency's providers does not test
+// every bundle of every catalog: GVK → packages with a bundle providing
+// it, olm.package name → packages with a bundle naming it, label →
+// packages with a bundle carrying it (each in catalog order).
+type v0Index struct {
+	gvk    map[gvkPred][]*Package
+	pkg    map[string][]*Package
+	labels map[string][]*Package
+}
+
+func (s *V0Set) index(c *Catalog) *v0Index {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ix := s.indexes[c]; ix != nil {
+		return ix
+	}
+	ix := &v0Index{gvk: map[gvkPred][]*Package{}, pkg: map[string][]*Package{}, labels: map[string][]*Package{}}
+	add := func(m map[string][]*Package, k string, p *Package) {
+		if l := m[k]; len(l) == 0 || l[len(l)-1] != p {
+			m[k] = append(l, p)
+		}
+	}
+	for _, p := range c.Packages {
+		add(ix.pkg, p.Name, p)
+		for _, b := range p.Bundles {
+			f := b.v0Facts()
+			for _, g := range f.gvks {
+				if l := ix.gvk[g]; len(l) == 0 || l[len(l)-1] != p {
+					ix.gvk[g] = append(l, p)
+				}
+			}
+			for _, pp := range f.packages {
+				add(ix.pkg, pp.name, p)
+			}
+			for _, l := range f.labels {
+				add(ix.labels, l, p)
+			}
+		}
+	}
+	s.indexes[c] = ix
+	return ix
+}
+
+// packagesFor are the packages of c that may hold a bundle satisfying d:
+// for a GVK, a package (alone or and-ed first) or a label those the index
+// names, else every package.
+func (s *V0Set) packagesFor(c *Catalog, d Dependency) []*Package {
+	pred := d.pred
+	if a, ok := pred.(andPred); ok && len(a) > 0 {
+		pred = a[0]
+	}
+	switch p := pred.(type) {
+	case gvkPred:
+		return s.index(c).gvk[p]
+	case pkgPred:
+		return s.index(c).pkg[string(p)]
+	case labelPred:
+		return s.index(c).labels[string(p)]
+	}
+	return c.Packages
+}
+
+// provKey identifies a dependency's catalog providers: the same
+// property value required from the same catalog has the same ones.
 type provKey struct {
-	b         *Bundle
-	dep       int
+	dep       string
 	preferred string
 }
 
@@ -178,7 +241,7 @@ type provList struct {
 // NewV0Set returns the set of members (names unique; a nil Catalog is an
 // empty catalog).
 func NewV0Set(members []V0CatalogMember) *V0Set {
-	s := &V0Set{members: slices.Clone(members), byName: map[string]int{}, provs: map[provKey]provList{}, facts: map[*Bundle]*bundleFacts{}}
+	s := &V0Set{members: slices.Clone(members), byName: map[string]int{}, provs: map[provKey]provList{}, indexes: map[*Catalog]*v0Index{}}
 	for i, m := range s.members {
 		s.byName[m.Name] = i
 	}
@@ -213,35 +276,6 @@ type v0Var struct {
 
 func (v v0Var) installed() bool { return v.catalog == "" }
 
-// bundleFacts are what the invariants read from a bundle's properties.
-type bundleFacts struct {
-	packages []string
-	gvks     []gvkPred
-}
-
-func (s *V0Set) factsOf(b *Bundle) *bundleFacts {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f := s.facts[b]; f != nil {
-		return f
-	}
-	f := &bundleFacts{}
-	for _, pp := range b.packageProps() {
-		f.packages = append(f.packages, pp.PackageName)
-	}
-	for _, p := range b.Properties {
-		if p.Type != propGVK {
-			continue
-		}
-		var v struct{ Group, Version, Kind string }
-		if json.Unmarshal(p.Value, &v) == nil {
-			f.gvks = append(f.gvks, gvkPred{v.Group, v.Version, v.Kind})
-		}
-	}
-	s.facts[b] = f
-	return f
-}
-
 // catalogOrder is FindPreferred's order of the catalogs: preferred
 // first, then by priority (higher first), then by name.
 func (s *V0Set) catalogOrder(preferred string) []*V0CatalogMember {
@@ -264,11 +298,11 @@ func (s *V0Set) catalogOrder(preferred string) []*V0CatalogMember {
 	return out
 }
 
-// catalogProviders are the catalog bundles satisfying dependency dep of
-// b, in getBundleVariables' order (without the installed CSVs, which
+// catalogProviders are the catalog bundles satisfying dependency d of a
+// bundle of catalog preferred, in getBundleVariables' order (without the installed CSVs, which
 // come first and are added per resolution).
-func (s *V0Set) catalogProviders(b *Bundle, dep int, d Dependency, preferred string) ([]v0Var, error) {
-	key := provKey{b, dep, preferred}
+func (s *V0Set) catalogProviders(d Dependency, preferred string) ([]v0Var, error) {
+	key := provKey{d.key, preferred}
 	s.mu.Lock()
 	if l, ok := s.provs[key]; ok {
 		s.mu.Unlock()
@@ -288,7 +322,7 @@ func (s *V0Set) catalogProviders(b *Bundle, dep int, d Dependency, preferred str
 			def bool
 		}
 		var pcs []pc
-		for _, p := range m.Catalog.Packages {
+		for _, p := range s.packagesFor(m.Catalog, d) {
 			for _, ch := range p.Channels {
 				if slices.ContainsFunc(ch.Entries, func(e *Entry) bool { return e.Bundle != nil && d.Matches(e.Bundle) }) {
 					pcs = append(pcs, pc{ch, ch == p.DefaultChannel})
@@ -385,7 +419,10 @@ func (r *resolution) depsOf(v v0Var) []varDep {
 				provs = append(provs, e)
 			}
 		}
-		cat, err := r.s.catalogProviders(v.bundle, i, d, v.catalog)
+		// sortBundles orders the installed CSVs, like any catalog, by
+		// package (none is in a default channel).
+		slices.SortStableFunc(provs, func(a, b v0Var) int { return strings.Compare(a.bundle.Package.Name, b.bundle.Package.Name) })
+		cat, err := r.s.catalogProviders(d, v.catalog)
 		if err != nil && r.err == nil {
 			r.err = fmt.Errorf("providers of %s for bundle %s: %w", d.Text, v.bundle.Name, err)
 		}
@@ -416,14 +453,14 @@ func (r *resolution) consistent(m v0Var) bool {
 	if c, ok := r.conflicts[m]; ok && r.assumed[c] {
 		return false
 	}
-	fm := r.s.factsOf(m.bundle)
+	fm := m.bundle.v0Facts()
 	for _, a := range r.order {
 		if c, ok := r.conflicts[a]; ok && c == m {
 			return false
 		}
-		fa := r.s.factsOf(a.bundle)
+		fa := a.bundle.v0Facts()
 		for _, p := range fm.packages {
-			if slices.Contains(fa.packages, p) {
+			if slices.ContainsFunc(fa.packages, func(q factPackage) bool { return q.name == p.name }) {
 				return false
 			}
 		}
@@ -552,11 +589,27 @@ func (s *V0Set) Resolve(subs []V0Subscription) V0Resolution {
 	}
 	queue := make([]choice, 0, len(plans))
 	for i := range plans {
-		if plans[i].err != "" && len(plans[i].cands) == 0 {
-			out.Error = "constraints not satisfiable: " + plans[i].err
+		switch err := plans[i].err; {
+		case strings.HasPrefix(err, "no operators found"):
+			// NewInvalidSubscriptionVariable: the Subscription is
+			// mandatory and prohibited, whatever is installed.
+			out.Error = fmt.Sprintf("constraints not satisfiable: subscription %s exists, %s", plans[i].sub.Package, err)
+			return out
+		case err != "":
+			// sortChannel's error fails the resolution.
+			out.Error = err
 			return out
 		}
 		queue = append(queue, choice{plans[i].cands})
+	}
+	// getBundleVariables reads the dependencies of every bundle it can
+	// reach — the installed CSVs, every candidate, their providers,
+	// theirs — before the solver runs, so one it cannot read fails the
+	// resolution even when the solver would not have needed it.
+	r.reachAll(plans)
+	if r.err != nil {
+		out.Error = r.err.Error()
+		return out
 	}
 	ok, err := r.search(queue)
 	if r.err != nil {
@@ -724,4 +777,35 @@ func (r *resolution) diagnose(c v0Var) *V0PassedOver {
 	po.Reason = ReasonUnsatisfiedDependency
 	po.Message = strings.Join(msgs, "; ")
 	return po
+}
+
+// reachAll computes the dependencies of every variable reachable from
+// the Subscriptions' candidates and the installed CSVs (r.err records
+// the first that fails).
+func (r *resolution) reachAll(plans []subPlan) {
+	seen := map[v0Var]bool{}
+	var stack []v0Var
+	push := func(v v0Var) {
+		if !seen[v] {
+			seen[v] = true
+			stack = append(stack, v)
+		}
+	}
+	for _, e := range r.existing {
+		push(e)
+	}
+	for i := range plans {
+		for _, c := range plans[i].cands {
+			push(c)
+		}
+	}
+	for len(stack) > 0 && r.err == nil {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, d := range r.depsOf(v) {
+			for _, p := range d.provs {
+				push(p)
+			}
+		}
+	}
 }

@@ -27,6 +27,11 @@ const FileListMax = 16
 //     path is listed whole (only in a catalog with the error "no
 //     olm.bundle blobs found"). Next, ReachesHead, Stranded and Error
 //     stay the whole path's.
+//   - with dependencies (a catalog set), each hop's providers and
+//     passed-over candidates, and held's, keep their first FileListMax
+//     (providersTotal, passedOverTotal their number when cut): a path
+//     whose every hop installed a long chain of providers would
+//     otherwise repeat the chain in every file.
 //   - OLMV1.Candidates keeps its first FileListMax entries (the pick
 //     first, in OLM v1's order); when it is cut, CandidatesTotal is
 //     their number. Pick and Refusal are unchanged.
@@ -42,8 +47,31 @@ func (v *InstalledView) Bounded(ch *Channel) {
 			}
 		}
 	}
+	v.OLMV0.boundDependencies()
 	if c := v.OLMV1.Candidates; len(c) > FileListMax {
 		v.OLMV1.CandidatesTotal = len(c)
 		v.OLMV1.Candidates = c[:FileListMax:FileListMax]
+	}
+}
+
+// boundDependencies cuts the hops' providers and passed-over candidates
+// (and held's) to FileListMax, recording their number when cut.
+func (r *V0Result) boundDependencies() {
+	cut := func(h *Hop) {
+		if n := len(h.Providers); n > FileListMax {
+			h.ProvidersTotal, h.Providers = n, h.Providers[:FileListMax:FileListMax]
+		}
+		if n := len(h.PassedOver); n > FileListMax {
+			h.PassedOverTotal, h.PassedOver = n, h.PassedOver[:FileListMax:FileListMax]
+		}
+	}
+	if r.Next != nil {
+		cut(r.Next)
+	}
+	for i := range r.PathToHead {
+		cut(&r.PathToHead[i])
+	}
+	if h := r.Held; h != nil && len(h.PassedOver) > FileListMax {
+		h.PassedOverTotal, h.PassedOver = len(h.PassedOver), h.PassedOver[:FileListMax:FileListMax]
 	}
 }

@@ -28,6 +28,9 @@ func (e explainer) explain() *Reason {
 	if e.w.loop {
 		return &Reason{Code: ReasonLoop, Message: e.w.err.Error(), Bundles: []string{stop.Name}}
 	}
+	if r := e.dependencyReason(stop); r != nil {
+		return r
+	}
 	if e.w.err != nil {
 		msg := fmt.Sprintf("%s cannot resolve in channel %s: %v", e.title(), e.ch.Name, e.w.err)
 		if r := e.missing(stop); r != nil {
@@ -98,6 +101,9 @@ func (e explainer) blocked(stop *model.Bundle) *Reason {
 	}
 	if pr := e.w.prohibited; pr != nil {
 		return ProhibitedReason(stop.Name, pr)
+	}
+	if h := e.w.held; h != nil {
+		return HeldReason(stop.Name, h)
 	}
 	return nil
 }

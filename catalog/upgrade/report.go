@@ -46,8 +46,13 @@ func (r *Report) target() string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	where := fmt.Sprintf("package %s, channel %s", r.Package, r.Channel)
-	if r.Semantics == model.SemanticsV1Set {
+	switch r.Semantics {
+	case model.SemanticsV1Set:
 		where += fmt.Sprintf(", installed from catalog %s, resolved across the catalog set", r.Catalog)
+	case model.SemanticsV0Set:
+		if r.setSize > 1 {
+			where += fmt.Sprintf(", installed from catalog %s, dependencies resolved across the catalog set", r.Catalog)
+		}
 	}
 	switch {
 	case !r.Found:
@@ -70,6 +75,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString("  [deprecated]")
 		}
 		b.WriteByte('\n')
+		depText(&b, h)
 	}
 	if len(r.Deprecations) > 0 {
 		b.WriteString("\nDeprecations on the way:\n")

@@ -20,8 +20,10 @@
 // never hops to a Prohibited bundle (legacy olm.deprecated), OLM v1
 // refuses a resolved bundle that declares a dependency (no fallback).
 // Over a catalog set (FindInSet) OLM v1 resolves across the catalogs.
-// Otherwise the answers are graph only, like the model's: no dependency,
-// GVK or constraint solving.
+// FindV0InSet follows OLM v0 with its dependencies resolved over a
+// catalog set (model.V0Set, deps.go): each hop with its dependencies'
+// picks, the providers installed and the candidates passed over;
+// FindInPackage and FindInSet stay graph only for OLM v0.
 package upgrade
 
 import (
@@ -102,6 +104,13 @@ type Hop struct {
 	Catalog string `json:"catalog,omitempty"`
 	// Deprecated is To's bundle-level deprecation message.
 	Deprecated string `json:"deprecated,omitempty"`
+	// Dependencies, Providers and PassedOver are OLM v0's with
+	// dependencies (FindV0InSet): To's dependencies with the bundle
+	// picked for each, the providers installed with the hop, and the
+	// candidates before To whose dependencies could not be satisfied.
+	Dependencies []model.V0DependencyResult `json:"dependencies,omitempty"`
+	Providers    []model.V0Provider         `json:"providers,omitempty"`
+	PassedOver   []model.V0PassedOver       `json:"passedOver,omitempty"`
 }
 
 // Deprecation is an olm.deprecations entry met on the way: Schema and
@@ -201,6 +210,10 @@ type Report struct {
 	// the path is still computed, as a cluster on an older catalog sees
 	// it.
 	PackageErrors []string `json:"packageErrors,omitempty"`
+
+	// setSize is the number of catalogs OLM v0 resolved dependencies
+	// over (FindV0InSet), for the text's wording.
+	setSize int
 }
 
 // Error is Find's error for a question that has no answer: an unknown
@@ -302,11 +315,12 @@ func Find(c *model.Catalog, q Query) (*Report, error) {
 
 // FindInPackage is Find on the package q names.
 func FindInPackage(p *model.Package, q Query) (*Report, error) {
-	return find(p, q, nil)
+	return find(p, q, nil, nil)
 }
 
-// find answers q in p; OLM v1 resolves over set when it has members.
-func find(p *model.Package, q Query, set []SetMember) (*Report, error) {
+// find answers q in p; OLM v1 resolves over set when it has members,
+// OLM v0 with dependencies over v0 when it is not nil.
+func find(p *model.Package, q Query, set []SetMember, v0 *v0Deps) (*Report, error) {
 	if _, err := ParseRuntime(string(q.OLM)); err != nil {
 		return nil, &Error{err.Error()}
 	}
@@ -345,9 +359,12 @@ func find(p *model.Package, q Query, set []SetMember) (*Report, error) {
 		r.To = &to
 	}
 	var w walk
-	if q.OLM == V1 {
+	switch {
+	case q.OLM == V1:
 		w = walkV1Set(p, ch, from, set)
-	} else {
+	case v0 != nil:
+		w = v0.walk(p, ch, from)
+	default:
 		w = walkV0(p, ch, from)
 	}
 	r.Hops = w.hops
@@ -395,7 +412,7 @@ func FindInSet(set []SetMember, home string, q Query) (*Report, error) {
 		}
 		return r, err
 	}
-	r, err := find(p, q, set)
+	r, err := find(p, q, set, nil)
 	if r != nil {
 		r.Catalog = home
 		r.Semantics = model.SemanticsV1Set
@@ -419,6 +436,13 @@ type walk struct {
 	refusal *model.V1Refusal
 	// prohibited is OLM v0's Prohibited next hop from stop.
 	prohibited *model.V0Stranded
+	// held is OLM v0's stay at stop for candidates whose dependencies
+	// cannot be satisfied; unsat the failing resolution's unsatisfied
+	// dependencies (err says the rest); depErr a dependency OLM v0
+	// cannot read (err says it).
+	held   *model.V0Held
+	unsat  []model.V0PassedOver
+	depErr bool
 }
 
 // walkV0 follows OLM v0 (ResolveV0: V0Next once per resolution).

@@ -8,8 +8,9 @@
 //	next/P/CH/B.json          for a cluster running bundle B from channel CH:
 //	                          OLM v0's next hop and path to the head, OLM v1's
 //	                          candidates and pick or refusal, across the
-//	                          catalogs of the set that have P
-//	                          (model.InstalledViewIn), at most
+//	                          catalogs of the set that have P, and OLM v0's
+//	                          dependencies over the set with each one's
+//	                          pick (model.InstalledViewInSets), at most
 //	                          model.FileListMax hops and candidates
 //	                          (model.InstalledView.Bounded)
 //
@@ -329,6 +330,7 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 			return out(SummaryFile, data)
 		},
 	}
+	v0 := c.v0Set()
 	for _, p := range c.Model.Packages {
 		set := c.v1Set(p.Name)
 		tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
@@ -351,7 +353,7 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					v := e.InstalledViewIn(set)
+					v := e.InstalledViewInSets(set, v0, c.Name)
 					v.Bounded(ch)
 					data, err := marshal(v)
 					if err != nil {

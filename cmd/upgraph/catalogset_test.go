@@ -19,8 +19,10 @@ func writeSet(t *testing.T, dir, content string) string {
 
 // TestPathCatalogSet: path over a catalog set (--catalog-set, --catalog
 // naming the installed operator's catalog): OLM v1 across the catalogs
-// by priority, a tie refused, OLM v0 in its own catalog; the runtimes'
-// refusals (issue 24) with exit status 1 and the reason.
+// by priority, a tie refused, OLM v0 in its own catalog with its
+// dependencies over the whole set (issue 25); the runtimes' refusals
+// (issue 24) and OLM v0's unsatisfiable dependencies with exit status 1
+// and the reason.
 func TestPathCatalogSet(t *testing.T) {
 	tmp := t.TempDir()
 	refused := filepath.Join(operatorFixtures, "refused")
@@ -46,6 +48,7 @@ func TestPathCatalogSet(t *testing.T) {
 		return writeSet(t, d, body)
 	}
 	prio := set("prio", "catalogs:\n- name: a\n  source: dir:"+refused+"\n- name: b\n  source: dir:"+clean+"\n  priority: 5\n")
+	certs := set("certs", "catalogs:\n- name: a\n  source: dir:"+refused+"\n- name: certs\n  source: dir:"+filepath.Join(operatorFixtures, "certs")+"\n  priority: -5\n")
 	tie := set("tie", "catalogs:\n- name: a\n  source: dir:"+refused+"\n- name: b\n  source: dir:"+clean+"\n")
 	shared := set("shared", "catalogs:\n- name: community\n  source: dir:../../../shared/catalogs/community-operators-prod-v4.21/configs\n")
 	tree := operatorTree(t)
@@ -63,8 +66,18 @@ func TestPathCatalogSet(t *testing.T) {
 			[]string{": catalog-tie.", "same priority [a b])"}, ""},
 		{"v1: one catalog refuses the bundle that declares a dependency", []string{"--catalog", refused, "--package", "needy", "--from", "1.0.0", "--olm", "v1"}, 1,
 			[]string{": refused-by-v1.", "OLM v1 cannot update needy.v1.1.0: needy.v2.0.0 declares olm.package.required"}, ""},
-		{"v0: the Subscription's catalog, graph only", []string{"--catalog-set", prio, "--catalog", "a", "--package", "needy", "--from", "1.0.0"}, 0,
-			[]string{"OLM v0: needy.v1.0.0 (1.0.0) → needy.v2.0.0 (2.0.0)", "2 hops"}, ""},
+		{"v0: a dependency no catalog of the set provides holds the install", []string{"--catalog-set", prio, "--catalog", "a", "--package", "needy", "--from", "1.0.0"}, 1,
+			[]string{": unsatisfied-dependency.", "OLM v0 stays at needy.v1.1.0: bundle needy.v2.0.0 requires an operator with package:",
+				"OLM v0 takes 1 hop before it stops at needy.v1.1.0 (1.1.0)"}, ""},
+		{"v0: the dependency's provider comes from another catalog, its default channel first", []string{"--catalog-set", certs, "--catalog", "a", "--package", "needy", "--from", "1.0.0"}, 0,
+			[]string{"OLM v0: needy.v1.0.0 (1.0.0) → needy.v2.0.0 (2.0.0), the head of stable (package needy, channel stable, installed from catalog a, dependencies resolved across the catalog set): 2 hops",
+				"needs an operator with package: cert-manager and with version in range: >=1.0.0: cert-manager.v1.1.0 (1.1.0), from catalog certs, channel stable",
+				"installs cert-manager.v1.1.0 (1.1.0) from catalog certs, channel stable, for needy.v2.0.0"}, ""},
+		{"issue 25: rabbitmq-messaging-topology-operator reaches its head under OLM v0, installing rabbitmq-cluster-operator", []string{"--catalog-set", shared, "--package", "rabbitmq-messaging-topology-operator", "--from", "1.12.1"}, 0,
+			[]string{"rabbitmq-messaging-topology-operator.v1.14.2 (1.14.2) → rabbitmq-messaging-topology-operator.v1.15.0 (1.15.0)  via replaces",
+				"needs an operator with package: rabbitmq-cluster-operator and with version in range: >2.0.0: rabbitmq-cluster-operator.v2.22.3 (2.22.3), from catalog community, channel stable",
+				"installs rabbitmq-cluster-operator.v2.22.3 (2.22.3) from catalog community, channel stable, for rabbitmq-messaging-topology-operator.v1.15.0",
+				"needs an operator providing an API with group: rabbitmq.com, version: v1beta1, kind: RabbitmqCluster: rabbitmq-cluster-operator.v2.22.3 (2.22.3), installed"}, ""},
 		{"v0: a Prohibited bundle strands the install", []string{"--catalog", filepath.Join(operatorFixtures, "prohibited"), "--package", "legacy", "--from", "1.0.0"}, 1,
 			[]string{": prohibited.", "OLM v0 cannot update legacy.v1.0.0: its next bundle legacy.v2.0.0 has the legacy olm.deprecated"}, ""},
 		{"issue 24: rabbitmq-messaging-topology-operator stops at 1.14.2 under OLM v1", []string{"--catalog-set", shared, "--package", "rabbitmq-messaging-topology-operator", "--from", "1.12.1", "--olm", "v1"}, 1,

@@ -102,9 +102,17 @@ bundle, e.g. its only successor is skipped by OLM v0), skipped-by-v0 (OLM v0
 never lands on the target), missing-bundle (the chain goes through a bundle
 the catalog lacks), unreachable (the target is not in the channel, or the
 runtime moves past it), target-older, channel-invalid (e.g. a skipRange-only
-entry made a second head), loop; the hops taken before it stops are listed.
-Both answers are graph only: no dependency or GVK resolution. Exit statuses
-as for releases. docs/operators.md describes the JSON.`,
+entry made a second head), loop, unsatisfied-dependency (OLM v0 stays, or its
+resolution fails, because the dependencies of what it would install cannot be
+satisfied), invalid-dependency (a bundle declares a dependency property OLM v0
+cannot read); the hops taken before it stops are listed. OLM v0 resolves
+dependencies (olm.gvk.required, olm.package.required, olm.label.required,
+olm.constraint) as its resolver does, over the catalog (or every catalog of
+--catalog-set, by priority): each hop lists each dependency with the bundle OLM
+v0 picks for it or why none can be, the providers it installs, and the
+candidates it passes over because their dependencies cannot be satisfied.
+OLM v1's answers are graph only: it refuses dependencies. Exit statuses as for
+releases. docs/operators.md describes the JSON.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs (required); with --catalog, the installed bundle: a version or a bundle name"},
 			&cli.StringFlag{Name: "to", Usage: "the release to reach (required); with --catalog, a version, a bundle name or \"head\" (the default)"},
@@ -264,8 +272,25 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r, err := upgrade.Find(cat.Model, upgrade.Query{Package: c.String("package"), Channel: c.String("channel"),
-		From: c.String("from"), To: c.String("to"), OLM: olm})
+	if olm == upgrade.V0 && arg.tree {
+		// OLM v0's dependencies may be provided by any package: the
+		// whole catalog (the read above named a missing package).
+		if cat, err = loadOperatorCatalog(c, src, arg, nil, log); err != nil {
+			return false, err
+		}
+	}
+	q := upgrade.Query{Package: c.String("package"), Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
+	var r *upgrade.Report
+	if olm == upgrade.V0 {
+		if cat.Model.Package(q.Package) == nil {
+			r, err = upgrade.Find(cat.Model, q) // the error naming the packages it has
+		} else {
+			name := c.String("catalog")
+			r, err = upgrade.FindV0InSet(model.NewV0Set([]model.V0CatalogMember{{Name: name, Catalog: cat.Model}}), name, q)
+		}
+	} else {
+		r, err = upgrade.Find(cat.Model, q)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -298,7 +323,15 @@ func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, fo
 		defer src.Close()
 	}
 	pkg := c.String("package")
-	members, err := loadSetMembers(c, src, file, set, "", pkg)
+	var (
+		members []upgrade.SetMember
+		v0      *model.V0Set
+	)
+	if olm == upgrade.V0 {
+		v0, members, err = loadV0Set(c, src, file, set, "", pkg, log)
+	} else {
+		members, err = loadSetMembers(c, src, file, set, "", pkg)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -306,8 +339,13 @@ func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, fo
 	if err != nil {
 		return false, err
 	}
-	r, err := upgrade.FindInSet(members, home, upgrade.Query{Package: pkg, Channel: c.String("channel"),
-		From: c.String("from"), To: c.String("to"), OLM: olm})
+	q := upgrade.Query{Package: pkg, Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
+	var r *upgrade.Report
+	if v0 != nil {
+		r, err = upgrade.FindV0InSet(v0, home, q)
+	} else {
+		r, err = upgrade.FindInSet(members, home, q)
+	}
 	if err != nil {
 		return false, err
 	}
