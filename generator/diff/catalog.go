@@ -85,6 +85,10 @@ type StrandedBundle struct {
 	Old        []string          `json:"oldPathToHead"`
 	Error      string            `json:"error,omitempty"`
 	Prohibited *model.V0Stranded `json:"prohibited,omitempty"`
+	// Held is set when OLM v0 stays short of the head in NEW because no
+	// candidate's dependencies can be satisfied there (next/'s
+	// olmV0.held): NEW leaves the install unsatisfiable.
+	Held *model.V0Held `json:"held,omitempty"`
 }
 
 // RefusedBundle is an install OLM v1 can no longer update: in NEW its
@@ -261,7 +265,13 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 	// olm.deprecated property changes what the runtimes do without
 	// changing any channel graph: the package's warnings name such
 	// bundles (model.RuleV1Refused, RuleLegacyDeprecated).
-	runtimeChanged := !slices.Equal(refusalWarnings(op), refusalWarnings(np))
+	// A bundle that declares dependencies (OLM v0 resolves them over the
+	// catalog set) may become unsatisfiable when another package or
+	// catalog changes, its own graph unchanged: its channels' installs
+	// are compared whenever the package declares any (OLM v1's refusal
+	// warnings name such bundles: olm.package.required, olm.gvk.required,
+	// olm.constraint; an olm.label.required alone is not seen).
+	runtimeChanged := !slices.Equal(refusalWarnings(op), refusalWarnings(np)) || declaresDependencies(op) || declaresDependencies(np)
 	for _, cn := range slices.Compact(names) {
 		oc, nc := chans[0][cn], chans[1][cn]
 		switch {
@@ -280,6 +290,12 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 		}
 	}
 	return d, nil
+}
+
+// declaresDependencies says whether a bundle of p declares a
+// dependency (the package's model.RuleV1Refused warnings name them).
+func declaresDependencies(p *views.PackageSummary) bool {
+	return slices.ContainsFunc(p.Warnings, func(w views.Warning) bool { return w.Rule == model.RuleV1Refused })
 }
 
 // refusalWarnings are the package's warnings that name a bundle a
@@ -364,7 +380,7 @@ func compareChannel(ctx context.Context, sides [2]catalogSide, dir string, oc, n
 			if err != nil {
 				return d, err
 			}
-			s := StrandedBundle{GraphRef: ref(n), Old: old, Error: vs[1].OLMV0.Error, Prohibited: vs[1].OLMV0.Stranded}
+			s := StrandedBundle{GraphRef: ref(n), Old: old, Error: vs[1].OLMV0.Error, Prohibited: vs[1].OLMV0.Stranded, Held: vs[1].OLMV0.Held}
 			d.Stranded = append(d.Stranded, s)
 		}
 		if o, nw := vs[0].OLMV1, vs[1].OLMV1; o.Refusal == nil && nw.Refusal != nil {
@@ -476,6 +492,9 @@ func (c *ChannelDiff) lines() []line {
 		}
 		if s.Prohibited != nil {
 			text += ": " + s.Prohibited.Message
+		}
+		if s.Held != nil {
+			text += ": its dependencies are unsatisfiable: " + s.Held.Message
 		}
 		ls = append(ls, line{sign: '-', text: text})
 	}

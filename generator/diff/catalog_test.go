@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -292,4 +293,79 @@ func TestDiffCatalogsCutPath(t *testing.T) {
 			t.Errorf("%s: old path %v, want %v", s.Name, s.Old, want)
 		}
 	}
+}
+
+// setTree generates a tree holding the FBC directories of cats (name →
+// directory) as one catalog set (each catalog the others' peer, priority
+// 0), as generate --catalog-set does.
+func setTree(t *testing.T, cats map[string]string) string {
+	t.Helper()
+	var list []*catviews.Catalog
+	for _, name := range slices.Sorted(maps.Keys(cats)) {
+		list = append(list, viewstest.Load(t, name, "dir:"+cats[name], false))
+	}
+	for _, c := range list {
+		for _, o := range list {
+			if o != c {
+				c.Peers = append(c.Peers, o)
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "tree")
+	if _, err := generator.Render(context.Background(), nil, generator.RenderOptions{Store: writer.DirStore{Dir: out},
+		GeneratedAt: time.Unix(0, 0), NoViewer: true, Catalogs: list}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDiffCatalogsUnsatisfiable: a catalog set of two catalogs, topology
+// (the shared catalog's rabbitmq-messaging-topology-operator) and rmq
+// (its rabbitmq-cluster-operator, which the topology operator's bundles
+// from 1.14.2 on require: olm.package.required >2.0.0); NEW's rmq holds
+// another package instead. The topology catalog is unchanged, but OLM v0
+// can no longer satisfy the dependency, so its installs that reached the
+// head are newly stranded, held, naming the dependency (issue 25:
+// installs a new catalog leaves unsatisfiable).
+func TestDiffCatalogsUnsatisfiable(t *testing.T) {
+	if _, err := os.Stat(sharedCatalog); err != nil {
+		t.Fatalf("shared catalog not available: %v", err)
+	}
+	topo := filepath.Join(sharedCatalog, "rabbitmq-messaging-topology-operator")
+	old := open(t, setTree(t, map[string]string{"topology": topo, "rmq": filepath.Join(sharedCatalog, "rabbitmq-cluster-operator")}))
+	new := open(t, setTree(t, map[string]string{"topology": topo, "rmq": filepath.Join(sharedCatalog, "kube-green")}))
+	r := compare(t, old, new, Options{})
+	var held []StrandedBundle
+	for _, c := range r.Catalogs {
+		for _, p := range c.Changed {
+			if p.Package != "rabbitmq-messaging-topology-operator" {
+				continue
+			}
+			for _, ch := range p.Changed {
+				held = append(held, ch.Stranded...)
+			}
+		}
+	}
+	if len(held) == 0 {
+		t.Fatalf("no install of rabbitmq-messaging-topology-operator newly stranded: %+v", r.Catalogs)
+	}
+	nHeld := 0
+	for _, s := range held {
+		// held short of the head, or (an installed bundle that itself
+		// requires it) the resolution fails: either names the dependency
+		why := s.Error
+		if s.Held != nil {
+			why, nHeld = s.Held.Message, nHeld+1
+		}
+		if !strings.Contains(why, "rabbitmq-cluster-operator") {
+			t.Errorf("%s: stranded, the reason %q does not name the dependency", s.Name, why)
+		}
+	}
+	if text := render(t, r, Text); !strings.Contains(text, "its dependencies are unsatisfiable") {
+		t.Errorf("the text report does not say it:\n%s", text)
+	}
+	if nHeld == 0 {
+		t.Error("no install held short of the head (older installs are, at 1.14.1)")
+	}
+	t.Logf("%d installs newly unsatisfiable (%d held), e.g. %s: %s %+v", len(held), nHeld, held[0].Name, held[0].Error, held[0].Held)
 }
