@@ -493,8 +493,11 @@ func (r *resolution) search(queue []choice) (bool, error) {
 		}
 		r.assumed[m] = true
 		r.order = append(r.order, m)
-		next := make([]choice, len(rest), len(rest)+4)
-		copy(next, rest)
+		// The children go after rest in its backing array: what lies
+		// there is scratch of a sibling explored before (every frame
+		// still running reads only up to its own queue's end, never past
+		// rest's), so the queue is never copied.
+		next := rest
 		for _, d := range r.depsOf(m) {
 			next = append(next, choice{d.provs})
 		}
