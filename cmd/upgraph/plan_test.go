@@ -120,11 +120,11 @@ var planCases = []struct {
 	{"through", []string{"--channel", "candidate-5.0", "--via-eus", "--from", "4.20.1", "--to", "5.0.1",
 		"--operators", "testdata/plan/operators-eus.yaml", "--catalogs", planCatalogsFlag(false, "4.20", "4.21", "4.22", "5.0"),
 		"--catalogs", "v4.19=dir:testdata/plan/catalogs/v4.20"}, 0},
-	// 4.22 → 5.0 where the runtimes refuse updates: OLM v0 cannot update
-	// needs-op to 1.1.0 (its dependency, a cert-manager.io Certificate,
-	// is provided by no bundle of the v4.22 catalogs: issue 25) and
-	// cannot move prohibited-op (its only update is Prohibited): blocked
-	// twice; in v5.0 the Prohibited 2.0.0 strands prohibited-op again.
+	// 4.22 → 5.0 where the runtimes refuse updates: OLM v0 updates
+	// needs-op to 1.1.0 (it solves the dependency: cert-manager provides
+	// the Certificate API in v4.22 and v5.0, named in the plan) and cannot
+	// move prohibited-op (its only update is Prohibited): blocked; in v5.0
+	// the Prohibited 2.0.0 strands prohibited-op again.
 	{"gated", []string{"--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1",
 		"--operators", "testdata/plan/operators-gated.yaml", "--catalogs", planCatalogsFlag(false, "4.22", "5.0")}, 1},
 	// The same with OLM v1: needs-op's update declares olm.gvk.required,
