@@ -190,7 +190,11 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 					}
 				}
 			}
-			if a.tree && c.IsSet("catalog-set") {
+			if olm == upgrade.V0 {
+				// OLM v0 resolves dependencies over every package of the
+				// catalogs: read them whole (nil: all.jsonl of a tree).
+				pkgs = nil
+			} else if a.tree && c.IsSet("catalog-set") {
 				// Read only the packages the tree's catalog has: a
 				// package it lacks is a catalog of the set without it.
 				sum, err := treecat.Summary(c.Context, src.Tree, a.name)

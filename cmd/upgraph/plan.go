@@ -177,7 +177,12 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 			continue
 		}
 		want := pkgs
-		if pc.arg.tree && src != nil && src.Tree != nil {
+		switch {
+		case olm == upgrade.V0:
+			// OLM v0 resolves dependencies over every package of the
+			// catalog set: read whole catalogs (nil: all.jsonl of a tree).
+			want = nil
+		case pc.arg.tree && src != nil && src.Tree != nil:
 			// A package a minor's catalog no longer publishes is a state
 			// of the plan (package-gone), as it is for a directory: read
 			// only the packages the tree's catalog has.
