@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upgraph/upgraph/catalog/metas"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/viewer"
@@ -256,5 +257,23 @@ console.log(JSON.stringify(JSON.parse(process.argv[1]).map(encodeName)));`
 	}
 	if hashed < 3 {
 		t.Errorf("only %d names hashed: the table does not cover long names", hashed)
+	}
+
+	// The metas files' names (catalog/metas.Encode): split, not hashed.
+	names = append(names, "p.jsonl", ".jsonl", strings.Repeat("a", 1000)+".jsonl")
+	in, _ = json.Marshal(names)
+	script = `import { metasName } from './web/graph.js';
+console.log(JSON.stringify(JSON.parse(process.argv[1]).map(metasName)));`
+	out, err = exec.Command(node, "--input-type=module", "-e", script, string(in)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(names) {
+		t.Fatalf("node printed %s: %v", out, err)
+	}
+	for i, name := range names {
+		if want := metas.Encode(name); got[i] != want {
+			t.Errorf("metasName(%q) = %q, catalog/metas.Encode says %q", name, got[i], want)
+		}
 	}
 }

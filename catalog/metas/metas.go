@@ -34,16 +34,17 @@
 // an empty answer from an unknown value still answers every combination
 // of the catalog's own schemas and packages. A query for a combination no
 // blob has names a file that does not exist; its answer is
-// metas/empty.jsonl. Names are encoded by Encode, which never writes
-// '/'; the directories "name" and "schema" beside metas/package/P/S.jsonl
-// are no schema's file, which ends in ".jsonl".
+// metas/empty.jsonl. Names are encoded by Encode, which writes '/' only
+// after ContinueMark, splitting a long encoding into directories; the
+// directories "name" and "schema" beside metas/package/P/S.jsonl are no
+// schema's file, which ends in ".jsonl".
 package metas
 
 import (
+	"bytes"
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
+	"strings"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
 )
@@ -127,10 +128,20 @@ func Resolve(schema, pkg, name string) string {
 // filtered (Filter). Resolve(schema, pkg, "") is the same file.
 func FilterSource(schema, pkg string) string { return Resolve(schema, pkg, "") }
 
-// MaxEncoded is the longest encoded name a file is given: longer ones
-// are hashed, so every path stays within file system and object store
-// limits.
+// MaxEncoded is the longest path component Encode writes for a name
+// (ContinueMark aside): a longer encoding is split, so every component
+// stays within file system (255 bytes) and object store limits.
 const MaxEncoded = 200
+
+// ext ends every file name.
+const ext = ".jsonl"
+
+// ContinueMark ends every component of a split encoding but the last
+// (Encode). No encoding holds it: '~' is always followed by two hex
+// digits. So a component ending in it is neither a whole encoded name
+// nor a ".jsonl" file nor one of the fixed directories ("name",
+// "schema"): a file and a directory can never have the same path.
+const ContinueMark = "~~"
 
 // Encode turns a schema, package or name into a file name (without its
 // extension) that is safe on every file system and object store, case
@@ -138,17 +149,21 @@ const MaxEncoded = 200
 // reversible: [0-9a-z-] are kept, and so is '.' except as the first byte
 // (no file name is hidden, "." and ".." are no names); '+' becomes '_',
 // an upper-case letter X becomes "!x", any other byte "~hh" (two
-// lower-case hex digits: a leading '.' is "~2e", '_' "~5f"). A result
-// longer than MaxEncoded is replaced by "!!" and the hex SHA-256 of s,
-// which no encoded name begins with. It is catalog/views.EncodeName's
-// encoding (the names of packages, channels and bundles in the other
-// files of a catalog). s must not be empty.
+// lower-case hex digits: a leading '.' is "~2e", '_' "~5f"), and so is
+// the '.' of a trailing ".jsonl" (the directory of a value is never the
+// file of another: "p.jsonl" is "p~2ejsonl"). An encoding
+// longer than MaxEncoded is split into components of MaxEncoded bytes
+// (the last one shorter or equal), each but the last followed by
+// ContinueMark and '/': a path of directories, nothing is hashed. Up to
+// MaxEncoded bytes, without a trailing ".jsonl", it is catalog/views.EncodeName's encoding (the names
+// of packages, channels and bundles in the other files of a catalog,
+// which hash longer names). s must not be empty.
 func Encode(s string) string {
 	plain := s[0] != '.'
 	for i := 0; i < len(s) && plain; i++ {
 		plain = kept(s[i])
 	}
-	if plain && len(s) <= MaxEncoded {
+	if plain && len(s) <= MaxEncoded && !strings.HasSuffix(s, ext) {
 		return s
 	}
 	const hexDigits = "0123456789abcdef"
@@ -165,11 +180,21 @@ func Encode(s string) string {
 			b = append(b, '~', hexDigits[c>>4], hexDigits[c&15])
 		}
 	}
-	if len(b) > MaxEncoded {
-		sum := sha256.Sum256([]byte(s))
-		return "!!" + hex.EncodeToString(sum[:])
+	if bytes.HasSuffix(b, []byte(ext)) {
+		// Not a file's name: "P" names a directory where "P.jsonl" may be
+		// the file of another value.
+		b = append(b[:len(b)-len(ext)], "~2e"+ext[1:]...)
 	}
-	return string(b)
+	if len(b) <= MaxEncoded {
+		return string(b)
+	}
+	split := make([]byte, 0, len(b)+len(b)/MaxEncoded*(len(ContinueMark)+1))
+	for len(b) > MaxEncoded {
+		split = append(split, b[:MaxEncoded]...)
+		split = append(split, ContinueMark+"/"...)
+		b = b[MaxEncoded:]
+	}
+	return string(append(split, b...))
 }
 
 func kept(c byte) bool {

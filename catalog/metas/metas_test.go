@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -195,10 +197,10 @@ func TestFilesFixture(t *testing.T) {
 	files := byPath(Files(load(t, fixture)))
 	lines := func(p string) int { return bytes.Count(files[p], []byte("\n")) }
 	for p, n := range map[string]int{
-		AllFile:                                     17,
+		AllFile:                                     20,
 		"metas/schema/olm.package.jsonl":            3,
 		"metas/schema/olm.channel.jsonl":            5,
-		"metas/package/alpha.jsonl":                 6, // 2 channels, 2 bundles here, 1 channel in beta's file, 1 custom
+		"metas/package/alpha.jsonl":                 8, // 2 channels, 2 bundles here, 1 channel in beta's file, 3 custom
 		"metas/package/alpha/olm.package.jsonl":     0,
 		"metas/package/beta/olm.channel.jsonl":      1, // keys Schema, Package, Name
 		"metas/package/beta/olm.deprecations.jsonl": 1,
@@ -206,7 +208,10 @@ func TestFilesFixture(t *testing.T) {
 		"metas/package/~2e..jsonl":                  1,
 		"metas/package/~2e./example.custom.jsonl":   1,
 		"metas/schema/olm.package/beta.jsonl":       1,
-		EmptyFile:                                   0,
+		"metas/name/beta~2ejsonl.jsonl":             1,
+		"metas/package/" + strings.Repeat("a", 200) + "~~/" + strings.Repeat("a", 100) + "/name/long-package.jsonl": 1,
+		"metas/package/alpha/schema/example.custom/" + strings.Repeat("!a", 100) + "~~/!a.jsonl":                    1,
+		EmptyFile: 0,
 	} {
 		if _, ok := files[p]; !ok {
 			t.Errorf("no %s", p)
@@ -229,17 +234,93 @@ func TestEncode(t *testing.T) {
 	for in, want := range map[string]string{
 		"olm.package": "olm.package", "my-op.v1.2.3": "my-op.v1.2.3", "Weird+Pkg": "!weird_!pkg",
 		"a_b": "a~5fb", "a!b~c": "a~21b~7ec", ".": "~2e", "..": "~2e.", ".x.y": "~2ex.y", "a/b": "a~2fb",
-		"café": "caf~c3~a9", " ": "~20", strings.Repeat("a", MaxEncoded): strings.Repeat("a", MaxEncoded),
+		"café": "caf~c3~a9", " ": "~20", "p.jsonl": "p~2ejsonl", "P.jsonl": "!p~2ejsonl", ".jsonl": "~2ejsonl", "p.json": "p.json", strings.Repeat("a", MaxEncoded): strings.Repeat("a", MaxEncoded),
 	} {
 		if got := Encode(in); got != want {
 			t.Errorf("Encode(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := Encode(long); !strings.HasPrefix(got, "!!") || len(got) != 66 {
-		t.Errorf("Encode(long) = %q", got)
+	if got, want := Encode(long), strings.Repeat("a", MaxEncoded)+"~~/a"; got != want {
+		t.Errorf("Encode(long) = %q, want %q", got, want)
 	}
-	if Encode(strings.Repeat("A", 100)) == Encode(strings.Repeat("a", 100)) || len(Encode(strings.Repeat("A", 101))) != 66 {
-		t.Error("long encodings")
+	// 101 upper-case letters: 202 bytes encoded, split inside "!a".
+	if got, want := Encode(strings.Repeat("A", 101)), strings.Repeat("!a", 100)+"~~/!a"; got != want {
+		t.Errorf("Encode(101 A) = %q, want %q", got, want)
+	}
+	if got, want := Encode(strings.Repeat("_", 100)), strings.Repeat("~5f", 66)+"~5~~/f"+strings.Repeat("~5f", 33); got != want {
+		t.Errorf("Encode(100 _) = %q, want %q", got, want)
+	}
+	for _, n := range []int{MaxEncoded + 1, 2 * MaxEncoded, 2*MaxEncoded + 1, 1000} {
+		for _, c := range []string{"a", "A", "_"} {
+			in := strings.Repeat(c, n)
+			enc := Encode(in)
+			parts := strings.Split(enc, "/")
+			joined := ""
+			for i, p := range parts {
+				last := i == len(parts)-1
+				if len(p) > MaxEncoded+len(ContinueMark) || strings.HasSuffix(p, ContinueMark) == last {
+					t.Fatalf("Encode(%d × %q): component %d %q", n, c, i, p)
+				}
+				joined += strings.TrimSuffix(p, ContinueMark)
+			}
+			if want := encodeWhole(in); joined != want {
+				t.Errorf("Encode(%d × %q) joined is %q, want %q", n, c, joined, want)
+			}
+		}
+	}
+}
+
+// encodeWhole is Encode's encoding before it is split.
+func encodeWhole(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		e := Encode("a" + s[i:i+1])[1:]
+		if i == 0 {
+			e = Encode(s[:1])
+		}
+		b.WriteString(e)
+	}
+	return b.String()
+}
+
+// TestLongNamesNoCollision: the files of a catalog whose schemas,
+// packages and names are long, and short ones spelled like the
+// components of the long ones (a ".jsonl" ending included), never put a
+// file where another file needs a directory, and every query resolves
+// to its own file.
+func TestLongNamesNoCollision(t *testing.T) {
+	long := strings.Repeat("x", MaxEncoded-6) + ".jsonl" + strings.Repeat("Y", 150)
+	values := []string{"s", long, long[:MaxEncoded-6], long[:MaxEncoded], long[:MaxEncoded] + "~", long[:MaxEncoded+10]}
+	var dc declcfg.DeclarativeConfig
+	for _, schema := range values {
+		for _, pkg := range values {
+			for _, name := range values {
+				blob := fmt.Sprintf(`{"schema":%q,"package":%q,"name":%q}`, schema, pkg, name)
+				dc.Metas = append(dc.Metas, declcfg.Meta{Schema: schema, Package: pkg, Name: name, Blob: []byte(blob)})
+			}
+		}
+	}
+	files := map[string]string{}
+	for _, f := range Files(&dc) {
+		files[f.Path] = string(f.Data)
+	}
+	for p := range files {
+		for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+			if _, ok := files[dir]; ok {
+				t.Fatalf("%s is a file and the directory of %s", dir, p)
+			}
+		}
+		for _, c := range strings.Split(p, "/") {
+			if len(c) > MaxEncoded+len(".jsonl") {
+				t.Errorf("%s: component of %d bytes", p, len(c))
+			}
+		}
+	}
+	for _, m := range dc.Metas {
+		got := files[Resolve(m.Schema, m.Package, m.Name)]
+		if got != string(m.Blob)+"\n" {
+			t.Errorf("schema %d bytes, package %d, name %d: %d lines", len(m.Schema), len(m.Package), len(m.Name), strings.Count(got, "\n"))
+		}
 	}
 }
 

@@ -249,4 +249,38 @@ func TestParseInstalls(t *testing.T) {
 	}
 }
 
+// TestParseInstallsMessages: refusals say what is wrong in YAML terms,
+// with the line, never a Go type; the keys listed are the ones taken.
+func TestParseInstallsMessages(t *testing.T) {
+	planKeys := []string{"package", "channel", "version"}
+	for _, tc := range []struct {
+		in   string
+		keys []string
+		want string
+	}{
+		{"- package: a\n  version: 1\n  extra: x\n", InstallKeys, `entry 1: line 3: unknown key "extra" (the keys are catalog, package, channel, version, target)`},
+		{"package: a\nversion: 1\n", InstallKeys, "line 1: a mapping, not a list: want a YAML or JSON list of {catalog, package, channel, version, target}"},
+		{"- [a, b]\n", InstallKeys, "entry 1: line 1: a list, not a mapping"},
+		{"- package: a\n  version: {x: 1}\n", InstallKeys, "entry 1: line 2: version is a mapping, want a string"},
+		{"- package: a\n  version: 1\n  namespace: x\n", planKeys, `entry 1: line 3: unknown key "namespace" (the keys are package, channel, version)`},
+		{"x: 1", planKeys, "want a YAML or JSON list of {package, channel, version}"},
+		{"- package: a\n  version: 1\n- package: b\n  version: 1\n- {version: 1, package: a}\n", InstallKeys,
+			"entry 3 (line 5): the same install as line 1 (a 1 → head): list it once"},
+		{"- package: a\n  package: b\n  version: 1\n", InstallKeys, "line 2: package given again (first on line 1)"},
+		{"- version: 1\n", InstallKeys, "entry 1 (line 1): no package"},
+	} {
+		_, err := ParseInstallsWith([]byte(tc.in), tc.keys)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		} else if strings.Contains(err.Error(), "mirrorset.") || strings.Contains(err.Error(), "!!") {
+			t.Errorf("%q: %v names a Go type or a YAML tag", tc.in, err)
+		}
+	}
+	// The same package at another version is another install (two
+	// namespaces).
+	if got, err := ParseInstalls([]byte("- {package: a, version: 1}\n- {package: a, version: 2}\n")); err != nil || len(got) != 2 {
+		t.Errorf("two versions of a package: %v %v", got, err)
+	}
+}
+
 func modelConvert(cfg *declcfg.DeclarativeConfig) *model.Catalog { return model.Convert(cfg) }

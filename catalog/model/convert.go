@@ -277,6 +277,12 @@ func (b *builder) bundles(in []declcfg.Bundle) {
 			at(Warning, RuleMaxOpenShift, "bundle %q: invalid %s property: %v; OLM reports the operator as blocking cluster minor updates", src.Name, propMaxOpenShift, pb.maxOCPErr)
 		} else {
 			bun.MaxOpenShiftVersion = pb.maxOCP
+			if v := pb.props.maxOpenShift; len(v) == 1 && len(v[0]) > 0 && v[0][0] != '"' {
+				// A number: the catalog's text is gone (YAML 4.20 is the
+				// number 4.2), and OLM reads what is left.
+				at(Warning, RuleMaxOpenShiftNum, "bundle %q: %s is the number %s, not a string: OLM reads %s, and a YAML or JSON number loses trailing zeros (4.20 is 4.2); quote the value, e.g. \"4.20\"",
+					src.Name, propMaxOpenShift, v[0], pb.maxOCP)
+			}
 		}
 		if pb.props.legacyDeprecated {
 			bun.Prohibited = true

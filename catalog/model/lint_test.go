@@ -49,6 +49,11 @@ func TestLints(t *testing.T) {
 			cfg.Bundles[0].Properties = append(cfg.Bundles[0].Properties, declcfg.Property{Type: propMaxOpenShift, Value: json.RawMessage(`"4.8.1"`)})
 			return cfg
 		}(), RuleMaxOpenShift, `must specify only <major>.<minor> version, got invalid value 4.8.1`, true},
+		{"maxOpenShiftVersion as a number (YAML 4.20)", func() *declcfg.DeclarativeConfig {
+			cfg := catalogOf("p", "a", map[string]string{"p.v1": "1.0.0"}, newTestChannel("p", "a", ce("p.v1", "")))
+			cfg.Bundles[0].Properties = append(cfg.Bundles[0].Properties, declcfg.Property{Type: propMaxOpenShift, Value: json.RawMessage(`4.2`)})
+			return cfg
+		}(), RuleMaxOpenShiftNum, `bundle "p.v1": olm.maxOpenShiftVersion is the number 4.2, not a string: OLM reads 4.2`, true},
 		{"downgrade edge", catalogOf("p", "a", map[string]string{"p.v0.1.2": "0.1.2", "p.v0.0.5": "0.0.5"},
 			newTestChannel("p", "a", ce("p.v0.1.2", ""), ce("p.v0.0.5", "p.v0.1.2"))),
 			RuleDowngradeEdge, `OLM v0 moves a cluster from 0.1.2 down to 0.0.5; OLM v1 keeps 0.1.2`, true},

@@ -79,6 +79,7 @@ const (
 	RuleV0Stuck          = "L-v0-stuck"
 	RuleDeprecatedHead   = "L-deprecated-head"
 	RuleMaxOpenShift     = "L-max-ocp-version"
+	RuleMaxOpenShiftNum  = "L-max-ocp-number"
 	RuleDowngradeEdge    = "L-downgrade-edge"
 	RuleLegacyDeprecated = "L-legacy-deprecated"
 	RuleV1Refused        = "L-v1-refused"
@@ -117,6 +118,7 @@ var Rules = []Rule{
 	{RuleV0Stuck, Warning, "an install on the entry never reaches the channel head by OLM v0's one-hop updates"},
 	{RuleDeprecatedHead, Warning, "a channel head is deprecated: OLM v1 prefers any non-deprecated successor, OLM v0 still installs it"},
 	{RuleMaxOpenShift, Warning, "olm.maxOpenShiftVersion is invalid (OLM reports the operator as blocking every cluster minor update)"},
+	{RuleMaxOpenShiftNum, Warning, "olm.maxOpenShiftVersion is a number, not a string: YAML and JSON drop its trailing zeros (4.20 is read as 4.2, as OLM reads it)"},
 	{RuleDowngradeEdge, Warning, "a replaces or skips edge leads to a lower version: OLM v0 follows it, OLM v1 keeps the higher installed version"},
 	{RuleLegacyDeprecated, Warning, "the legacy olm.deprecated property makes the bundle uninstallable by OLM v0 (not by OLM v1)"},
 	{RuleV1Refused, Warning, "a bundle declaring olm.package.required, olm.gvk.required or olm.constraint is refused by OLM v1 whenever it is the resolved bundle (operator-controller's NoDependencyValidation, no fallback): OLM v1 never installs or updates to it"},

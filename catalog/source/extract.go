@@ -26,7 +26,8 @@ const (
 
 // extractStats says what an extraction read and wrote.
 type extractStats struct {
-	Found        bool // the directory exists in the image
+	Found        bool   // the directory exists in the image
+	NotDir       string // what the image has at the directory's path instead, if anything
 	Files        int
 	Bytes        int64
 	LayersRead   int
@@ -240,7 +241,11 @@ func (x *extractor) entry(p string, h *tar.Header, tr *tar.Reader) error {
 		isDir := h.Typeflag == tar.TypeDir
 		x.curPresent[p] = isDir
 		if !isDir {
-			return nil // a file where the directory should be hides it
+			// A file where the directory should be hides it.
+			if x.stats.NotDir == "" && !x.stats.Found {
+				x.stats.NotDir = describeEntry(h)
+			}
+			return nil
 		}
 		x.stats.Found = true
 		return os.MkdirAll(x.dest, 0o755)
@@ -379,4 +384,17 @@ func (x *extractor) resolveLinks() error {
 		x.stats.Bytes += n
 	}
 	return nil
+}
+
+// describeEntry names what a non-directory entry is, in messages.
+func describeEntry(h *tar.Header) string {
+	switch h.Typeflag {
+	case tar.TypeSymlink:
+		return "a symbolic link to " + h.Linkname
+	case tar.TypeLink:
+		return "a hard link to /" + strings.TrimPrefix(h.Linkname, "/")
+	case tar.TypeReg:
+		return "a regular file"
+	}
+	return fmt.Sprintf("an entry of tar type %q", h.Typeflag)
 }

@@ -194,7 +194,12 @@ func (s *Image) extract(ctx context.Context, img v1.Image, digest v1.Hash, dest 
 	if err != nil {
 		return cacheEntry{}, err
 	}
-	if !stats.Found {
+	switch {
+	case !stats.Found && stats.NotDir != "":
+		// A link is not followed: the label names the catalog's own
+		// directory, which is read as it is.
+		return cacheEntry{}, fmt.Errorf("label %s=%s names %s, not a directory (the label must name the catalog directory itself)", ConfigsLabel, dirLabel, stats.NotDir)
+	case !stats.Found:
 		return cacheEntry{}, fmt.Errorf("label %s=%s names a directory the image does not have", ConfigsLabel, dirLabel)
 	}
 	s.logger().Debug("catalog image extracted", "digest", digest.String(), "files", stats.Files, "bytes", stats.Bytes, "layersRead", stats.LayersRead, "layers", stats.LayersTotal)

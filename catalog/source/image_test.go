@@ -283,7 +283,12 @@ func TestImageLayers(t *testing.T) {
 		{
 			name:   "a file where the directory should be",
 			layers: [][]entry{old(), {whiteout("configs"), file("configs", "x")}},
-			err:    "names a directory the image does not have",
+			err:    "label operators.operatorframework.io.index.configs.v1=/configs names a regular file, not a directory",
+		},
+		{
+			name:   "a link where the directory should be",
+			layers: [][]entry{{file("real/c.json", pkgC), {Name: "configs", Link: "real"}}},
+			err:    "label operators.operatorframework.io.index.configs.v1=/configs names a symbolic link to real, not a directory",
 		},
 		{
 			name:   "malformed catalog file",

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -123,13 +124,26 @@ func Parse(spec string, opts Options) (Source, error) {
 			}
 		}
 	}
-	if st, err := os.Stat(spec); err == nil {
-		if st.IsDir() {
-			return newSource(KindDir, spec, opts)
-		}
+	st, err := os.Stat(spec)
+	switch {
+	case err == nil && st.IsDir():
+		return newSource(KindDir, spec, opts)
+	case err == nil:
 		return newSource(KindFile, spec, opts)
+	case !errors.Is(err, fs.ErrNotExist):
+		// The path is there but cannot be followed or read: a loop of
+		// symbolic links, a directory without permission, a file in the
+		// middle of the path.
+		return nil, fmt.Errorf("catalog source %q: a path that cannot be read: %w", spec, err)
 	}
-	if looksLikePath(spec) || !namesRegistry(spec) {
+	if lst, err := os.Lstat(spec); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(spec)
+		return nil, fmt.Errorf("catalog source %q: a symbolic link to %s, which does not exist", spec, target)
+	}
+	switch {
+	case looksLikePath(spec):
+		return nil, fmt.Errorf("catalog source %q: no such file or directory", spec)
+	case !namesRegistry(spec):
 		return nil, fmt.Errorf("catalog source %q: no such file or directory, and not an image reference naming its registry (HOST[:PORT]/REPO:TAG, e.g. docker.io/library/%s)", spec, spec)
 	}
 	return newSource(KindImage, spec, opts)

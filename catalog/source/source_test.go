@@ -74,3 +74,33 @@ func TestParse(t *testing.T) {
 		t.Errorf("platform linux/arm64/v8: %v, %v", src, err)
 	}
 }
+
+// TestParseUnreadablePaths: a path that is there but cannot be read, a
+// dangling link and a missing absolute path are reported as what they
+// are, never with an image reference suggested.
+func TestParseUnreadablePaths(t *testing.T) {
+	root := t.TempDir()
+	loop := filepath.Join(root, "l1")
+	if err := os.Symlink(filepath.Join(root, "l2"), loop); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(loop, filepath.Join(root, "l2")); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(root, "dangling")
+	if err := os.Symlink(filepath.Join(root, "gone"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	for spec, want := range map[string]string{
+		"l1":                `catalog source "l1": a path that cannot be read: stat l1: too many levels of symbolic links`,
+		loop:                "too many levels of symbolic links",
+		"dangling":          `catalog source "dangling": a symbolic link to ` + filepath.Join(root, "gone") + `, which does not exist`,
+		"/nonexistent/path": `catalog source "/nonexistent/path": no such file or directory`,
+	} {
+		_, err := Parse(spec, Options{Client: newClient(t)})
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "docker.io") {
+			t.Errorf("Parse(%q): %v, want %q", spec, err, want)
+		}
+	}
+}

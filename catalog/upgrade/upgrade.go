@@ -194,7 +194,9 @@ type Report struct {
 	From      Ref     `json:"from"`
 	// To is the target bundle (the channel head for To ""/Head); null
 	// when the channel has no single head.
-	To     *Ref `json:"to"`
+	To *Ref `json:"to"`
+	// ToHead says To is the channel's head, asked for (To ""/Head) or
+	// named.
 	ToHead bool `json:"toHead"`
 	Found  bool `json:"found"`
 	// Hops are the runtime's resolutions from From: up to the target when
@@ -353,6 +355,8 @@ func find(p *model.Package, q Query, set []SetMember, v0 *v0Deps) (*Report, erro
 		}
 	} else if target, err = FindBundle(p, q.To); err != nil {
 		return nil, err
+	} else if head, err := ch.Head(); err == nil && head.Bundle != nil && head.Name == target.Name {
+		r.ToHead = true // --to names the head: the report says so, as for --to head
 	}
 	if target != nil {
 		to := ref(target)

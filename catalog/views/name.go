@@ -14,8 +14,9 @@ import (
 const MaxSegment = 255
 
 // MaxEncoded is the longest encoded name: a longer one is replaced by
-// "!!" and the hex SHA-256 of the name, as catalog/metas does, which no
-// other encoded name begins with.
+// "!!" and the hex SHA-256 of the name, which no other encoded name
+// begins with (catalog/metas, whose files a query must find from the
+// value alone, splits such names into directories instead).
 const MaxEncoded = 200
 
 // EncodeName encodes a package, channel or bundle name as a file name
@@ -35,8 +36,9 @@ const MaxEncoded = 200
 // MaxEncoded once encoded, which are hashed; a SemVer version is encoded
 // exactly as generator/views.FileName encodes it. No name encodes to ""
 // except "", which no valid catalog has; no file name starts with '.'
-// (hidden, and not a tree path). It is catalog/metas.Encode's encoding,
-// which names the blob files by schema, package and name.
+// (hidden, and not a tree path). Up to MaxEncoded bytes, but for a
+// trailing ".jsonl", it is catalog/metas.Encode's encoding, which names
+// the blob files by schema, package and name.
 func EncodeName(s string) string {
 	if !nameNeedsEscape(s) && len(s) <= MaxEncoded {
 		return s

@@ -436,6 +436,31 @@ func TestGenerateCatalogValidOnly(t *testing.T) {
 	}
 }
 
+// TestGenerateCatalogValidOnlyRefused: with --catalog-valid-only, a
+// catalog failing on a file (not a package) is refused without
+// suggesting the flag again, and a generation left with no valid package
+// is refused; neither leaves anything beside --out.
+func TestGenerateCatalogValidOnlyRefused(t *testing.T) {
+	work := t.TempDir()
+	env := catalogEnv(t)
+	broken := smallCatalog(t, filepath.Join(work, "broken"), []string{"alpha"}, map[string]string{"zz.json": `{"schema":"olm.package",`})
+	allBad := smallCatalog(t, filepath.Join(work, "allbad"), nil, map[string]string{
+		"beta/catalog.json": smallPackage("beta", `{"name":"beta.v1.0.0"},{"name":"beta.v1.1.0"},{"name":"beta.v1.2.0"}`),
+	})
+	for _, src := range []string{broken, allBad} {
+		_, stderr, code := run(t, work, env, "generate", "--catalog", "c="+src, "--catalog-valid-only", "--out", "out")
+		if code == 0 {
+			t.Errorf("%s: exit 0", src)
+		}
+		if strings.Contains(stderr, "--catalog-valid-only publishes") {
+			t.Errorf("%s: suggests the flag it was given:\n%s", src, stderr)
+		}
+		if left, _ := filepath.Glob(filepath.Join(work, ".out*")); len(left) > 0 {
+			t.Errorf("%s: left %v beside --out", src, left)
+		}
+	}
+}
+
 // TestGenerateCatalogShrinkGuard: dropping a catalog, or most of its
 // packages, is refused without --force.
 func TestGenerateCatalogShrinkGuard(t *testing.T) {
@@ -483,5 +508,22 @@ func TestGenerateCatalogShrinkGuard(t *testing.T) {
 	}
 	if m := readIndex(t, tree); m.Catalogs[0].Counts.Packages != 2 {
 		t.Errorf("--force: %+v", m.Catalogs)
+	}
+}
+
+// TestRepeatableFlagsTakeValuesWhole: a NAME=SOURCE value holding a
+// comma is one catalog (a directory named with a comma), while the flags
+// documented as comma-separated still split.
+func TestRepeatableFlagsTakeValuesWhole(t *testing.T) {
+	work := t.TempDir()
+	fbc := smallCatalog(t, filepath.Join(work, "co,mma"), []string{"alpha"}, nil)
+	if _, stderr, code := run(t, work, nil, "generate", "--catalog", "x=dir:"+fbc, "--out", "tree"); code != 0 {
+		t.Fatalf("generate --catalog x=dir:%s: exit %d\n%s", fbc, code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "tree", "operators", "x", "all.jsonl")); err != nil {
+		t.Error(err)
+	}
+	if _, stderr, code := run(t, work, nil, "mirror", "--from", "tree", "--out", "m", "--catalog", "x,nope"); code == 0 || !strings.Contains(stderr, "--catalog nope: the tree has no such catalog") {
+		t.Errorf("mirror --catalog x,nope: exit %d, %s (want the comma-separated list read, nope refused)", code, stderr)
 	}
 }

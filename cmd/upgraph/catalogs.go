@@ -163,6 +163,8 @@ type loadedCatalog struct {
 	// RuleLoad), with the paths shown as displayPath makes them.
 	problems model.Problems
 	catalog  *catviews.Catalog
+	// blobs counts the blobs read (validate: an empty source has none).
+	blobs int
 }
 
 // loadCatalog reads a catalog source and converts it (catviews.New);
@@ -184,6 +186,7 @@ func loadCatalog(c *cli.Context, name string, src source.Source, validOnly bool,
 		out.problems = displayPaths(model.Problems{{File: le.Pos.File, Line: le.Pos.Line, Severity: model.Error, Rule: RuleLoad, Message: le.Err.Error()}}, src)
 		return out, nil
 	}
+	out.blobs = len(cfg.Metas)
 	if name == "" {
 		out.problems = displayPaths(model.Convert(cfg).Problems, src)
 		return out, nil
@@ -294,8 +297,14 @@ func loadGenerateCatalogs(c *cli.Context, specs []catalogSpec, w io.Writer, log 
 		}
 	}
 	if len(failed) > 0 {
-		return nil, fmt.Errorf("%s; nothing was written (upgraph validate --catalog SOURCE lists every problem and warning; --catalog-valid-only publishes the packages without errors)",
-			strings.Join(failed, "; "))
+		hint := "--catalog-valid-only publishes the packages without errors"
+		if validOnly {
+			// Given already: the errors are of the catalog's files, which
+			// no package can be left out for.
+			hint = "--catalog-valid-only leaves out packages, not the files these errors are in"
+		}
+		return nil, fmt.Errorf("%s; nothing was written (upgraph validate --catalog SOURCE lists every problem and warning; %s)",
+			strings.Join(failed, "; "), hint)
 	}
 	return cats, nil
 }

@@ -71,7 +71,9 @@ characters) to render a large package.`,
 			if c.NArg() != 0 {
 				return fmt.Errorf("dot takes no arguments, got %q (flags go before them)", c.Args().Slice())
 			}
-			if c.IsSet("catalog") || c.IsSet("package") || c.IsSet("format") {
+			// --format dot is the default of both drawings; only another
+			// format (or --catalog, --package) draws an operator package.
+			if c.IsSet("catalog") || c.IsSet("package") || c.IsSet("format") && c.String("format") != string(dot.FormatDOT) {
 				return dotCatalog(c, log)
 			}
 			channel, arch := c.String("channel"), c.String("arch")
@@ -114,7 +116,7 @@ func dotCatalog(c *cli.Context, log *slog.Logger) error {
 	case catalog == "" && c.IsSet("package"):
 		return fmt.Errorf("--package needs --catalog")
 	case catalog == "":
-		return fmt.Errorf("--format needs --catalog (release graphs are drawn in DOT only)")
+		return fmt.Errorf("--format %s needs --catalog (release graphs are drawn in DOT only)", format)
 	case views.CheckName(catalog) != nil:
 		return fmt.Errorf("--catalog: %w", views.CheckName(catalog))
 	case pkg == "":

@@ -134,7 +134,7 @@ class b-stable-b.v1.0.0 deprecated
 		err  string
 	}{
 		{[]string{"--package", "a"}, "--package needs --catalog"},
-		{[]string{"--format", "mermaid"}, "--format needs --catalog"},
+		{[]string{"--format", "mermaid"}, "--format mermaid needs --catalog"},
 		{[]string{"--catalog", "", "--package", "a"}, "--catalog: empty value"},
 		{[]string{"--catalog", "community"}, "--package is required"},
 		{[]string{"--catalog", "Community", "--package", "a"}, "DNS-1123"},

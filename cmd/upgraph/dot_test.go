@@ -39,6 +39,8 @@ func TestDotCommand(t *testing.T) {
 		{"blocked", []string{"--blocked"}, 15,
 			[]string{`"4.15.0" -> "4.16.1" [style=dotted, color=grey, constraint=false, tooltip="removed by previous.remove_regex"];`},
 			[]string{`"4.16.0" -> "4.16.2" [style=dotted`}},
+		// The documented default, given: the same graph.
+		{"format dot", []string{"--format", "dot"}, 14, []string{`"4.15.1" -> "4.16.1";`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--source", dir, "--channel", "fast-4.16"}, tc.args...)

@@ -154,17 +154,32 @@ func checkTimeout(c *cli.Context, name string) error {
 // flag --name: none may be empty (a doubled or trailing comma, or an
 // unset shell variable), and each must pass valid when given.
 func checkList(c *cli.Context, name string, valid func(string) error) error {
-	for _, s := range c.StringSlice(name) { // already split at commas
-		if strings.TrimSpace(s) == "" {
+	for _, s := range listElements(c, name) {
+		if s == "" {
 			return fmt.Errorf("--%s: empty element in %q", name, strings.Join(c.StringSlice(name), ","))
 		}
 		if valid != nil {
-			if err := valid(strings.TrimSpace(s)); err != nil {
+			if err := valid(s); err != nil {
 				return fmt.Errorf("--%s: %w", name, err)
 			}
 		}
 	}
 	return nil
+}
+
+// listElements is the one parser of the flags documented as
+// "comma-separated or repeated": every value split at its commas, each
+// element trimmed, empty ones kept. The app takes every repeatable
+// flag's values whole (DisableSliceFlagSeparator), so that the others
+// (NAME=SOURCE, SRC=DST, ROLE=T) may hold commas.
+func listElements(c *cli.Context, name string) []string {
+	var out []string
+	for _, v := range c.StringSlice(name) {
+		for _, s := range strings.Split(v, ",") {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
 }
 
 // channelName and archName are what a client can ask for.

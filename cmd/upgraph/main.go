@@ -75,6 +75,10 @@ func newApp() *cli.App {
 			return err
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main prints and exits
+		// A repeatable flag's value is taken whole: NAME=SOURCE may hold a
+		// comma (dir:co,mma). The flags documented as comma-separated
+		// split their values themselves (listElements).
+		DisableSliceFlagSeparator: true,
 	}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return namedUsageError(app.Flags, err) }
 	nameFlagsInUsageErrors(app.Commands)

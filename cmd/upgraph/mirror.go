@@ -57,14 +57,13 @@ func buildMirror(c *cli.Context, endpoint string, gdfs fs.FS, gdOpts graphdata.O
 	return generator.Applied(g, channels, "cincinnati", gd), nil
 }
 
-// listFlag splits a repeated, comma-separated flag.
+// listFlag is the elements of a repeated, comma-separated flag, the
+// empty ones left out (checkList refuses them).
 func listFlag(c *cli.Context, name string) []string {
 	var out []string
-	for _, a := range c.StringSlice(name) {
-		for _, s := range strings.Split(a, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
+	for _, s := range listElements(c, name) {
+		if s != "" {
+			out = append(out, s)
 		}
 	}
 	return out

@@ -60,7 +60,9 @@ target}: catalog names a --catalog (optional with one), channel is the
 Subscription's channel or the ClusterExtension's filter (optional: the
 default channel when it lists the version, else the only one listing it),
 version is the installed version or bundle name, target "head" (the
-default) or a version. --catalog (repeatable) is NAME=SOURCE, a bare SOURCE
+default) or a version. An entry listed twice (the same keys and values) is
+refused, naming both lines; the same package at two versions is two installs
+(two namespaces). --catalog (repeatable) is NAME=SOURCE, a bare SOURCE
 (one catalog) as generate --catalog reads it (` + catalogSourceSyntax + `),
 or the NAME of a catalog of the tree at --source. The bundle a cluster runs
 is not mirrored (it is installed already).

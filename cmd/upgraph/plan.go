@@ -48,7 +48,8 @@ operator of --operators:
 --operators is a YAML or JSON list of {package, channel, version}, the format
 of mirror-set --installed (catalog and target are refused: one catalog per
 minor, and the plan chooses the updates); channel is optional (the default
-channel when it lists the version, else the only one listing it).
+channel when it lists the version, else the only one listing it). An entry
+listed twice is refused, naming both lines.
 
 --catalogs (comma-separated or repeated) gives the catalog the cluster uses
 at each minor, keyed by the minor: v4.21=SOURCE, where SOURCE is a catalog
@@ -121,7 +122,13 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("--operators: %w", err)
 	}
-	installs, err := mirrorset.ParseInstalls(data)
+	// The keys plan takes: no target (plan chooses the updates), and a
+	// catalog only from a catalog set (one catalog per minor otherwise).
+	keys := []string{"package", "channel", "version"}
+	if c.IsSet("catalog-set") {
+		keys = append([]string{"catalog"}, keys...)
+	}
+	installs, err := mirrorset.ParseInstallsWith(data, keys)
 	if err != nil {
 		return false, fmt.Errorf("--operators %s: %w", file, err)
 	}
@@ -328,7 +335,7 @@ func setPlanCatalogs(c *cli.Context, minors []clusterplan.Minor) ([]planCatalog,
 
 // planCatalogs parses --catalogs: vX.Y=SOURCE, each minor once.
 func planCatalogs(c *cli.Context) ([]planCatalog, error) {
-	values := c.StringSlice("catalogs")
+	values := listFlag(c, "catalogs") // comma-separated or repeated
 	if !c.IsSet("catalogs") {
 		return nil, errors.New("--catalogs is required: the catalog of each minor on the path, vX.Y=SOURCE")
 	}
@@ -344,6 +351,10 @@ func planCatalogs(c *cli.Context) ([]planCatalog, error) {
 		m, err := clusterplan.ParseMinor(key)
 		if err != nil {
 			return nil, fmt.Errorf("--catalogs %q: %w", v, err)
+		}
+		if !strings.HasPrefix(key, "v") {
+			// The documented key, as --catalog-set and the plan name it.
+			return nil, fmt.Errorf("--catalogs %q: write the minor as %s (vX.Y=SOURCE)", v, m.Key())
 		}
 		if slices.ContainsFunc(out, func(pc planCatalog) bool { return pc.minor == m }) {
 			return nil, fmt.Errorf("--catalogs: %s given twice", m.Key())

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/upgraph/upgraph/catalog/metas"
 	"github.com/upgraph/upgraph/internal/bundletest"
 
 	"github.com/upgraph/upgraph/generator/manifest"
@@ -31,7 +32,11 @@ func TestPublishLocations(t *testing.T) {
 	dir, file := filepath.Join(work, "tree"), filepath.Join(work, "tree.tar.gz")
 	// With a catalog: its metas files of the same bytes are hard links
 	// in the directory and the bundle, and objects of their own in S3.
-	fbc := smallCatalog(t, filepath.Join(work, "fbc"), []string{"alpha", "beta"}, nil)
+	// A name longer than a file name component: its metas files are
+	// split into directories (catalog/metas.Encode), carried everywhere.
+	longName := strings.Repeat("Long", 60)
+	fbc := smallCatalog(t, filepath.Join(work, "fbc"), []string{"alpha", "beta"},
+		map[string]string{"zz/extra.yaml": "schema: example.custom\npackage: alpha\nname: " + longName + "\n"})
 	if _, stderr, code := run(t, work, env, "generate", "--demo", "--catalog", "c=dir:"+fbc, "--out", dir); code != 0 {
 		t.Fatalf("generate: %s", stderr)
 	}
@@ -68,7 +73,8 @@ func TestPublishLocations(t *testing.T) {
 	if len(want) != len(m.Files)+1 {
 		t.Fatalf("publishing the directory stored %d objects, want %d", len(want), len(m.Files)+1)
 	}
-	for _, key := range []string{"v1/operators/c/metas/name/alpha.v1.0.0.jsonl", "v1/operators/c/metas/package/beta/schema/olm.channel/stable.jsonl"} {
+	for _, key := range []string{"v1/operators/c/metas/name/alpha.v1.0.0.jsonl", "v1/operators/c/metas/package/beta/schema/olm.channel/stable.jsonl",
+		"v1/operators/c/" + metas.PackageSchemaNameFile("alpha", "example.custom", longName)} {
 		if o, ok := want[key]; !ok || !strings.HasPrefix(string(o.Body), `{"`) {
 			t.Errorf("publishing the directory stored no %s", key)
 		}

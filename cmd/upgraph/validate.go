@@ -86,6 +86,7 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	var catProblems model.Problems
+	catEmpty := false
 	if spec := c.String("catalog"); spec != "" {
 		opts, err := catalogOptions(c, log)
 		if err != nil {
@@ -100,6 +101,7 @@ func runValidate(c *cli.Context) error {
 			return fmt.Errorf("--catalog: %w", err)
 		}
 		catProblems = lc.problems
+		catEmpty = lc.blobs == 0 && catProblems.Count(model.Error) == 0
 	}
 	switch {
 	case c.String("catalog") == "":
@@ -121,6 +123,10 @@ func runValidate(c *cli.Context) error {
 	}
 	if n := catProblems.Count(model.Error); n > 0 {
 		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", c.String("catalog"), english.Count(n, "error"), english.Count(catProblems.Count(model.Warning), "warning")))
+	}
+	if catEmpty {
+		// As generate refuses it: a catalog without a package.
+		failed = append(failed, fmt.Sprintf("catalog %s: no blob at all (an empty directory or file): no package to publish", c.String("catalog")))
 	}
 	if len(failed) > 0 {
 		return errors.New(strings.Join(failed, "; "))

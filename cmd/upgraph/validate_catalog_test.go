@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -79,5 +80,67 @@ func TestValidateCatalog(t *testing.T) {
 	}
 	if _, _, err := runValidateApp("--catalog", "missing-dir"); err == nil || !strings.Contains(err.Error(), "--catalog") {
 		t.Errorf("missing catalog: %v", err)
+	}
+}
+
+// TestValidateCatalogEmpty: an empty directory or file is no catalog to
+// publish (generate refuses it), and validate says so and fails.
+func TestValidateCatalogEmpty(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "d")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{empty, file} {
+		_, _, err := runValidateApp("--catalog", src)
+		if err == nil || !strings.Contains(err.Error(), "catalog "+src+": no blob at all (an empty directory or file)") {
+			t.Errorf("validate --catalog %s: %v", src, err)
+		}
+	}
+}
+
+// TestValidateCatalogMaxOCPNumber: YAML `value: 4.20` for
+// olm.maxOpenShiftVersion is the number 4.2 (as OLM reads it): validate
+// warns the author at the bundle blob, file:line.
+func TestValidateCatalogMaxOCPNumber(t *testing.T) {
+	dir := t.TempDir()
+	yaml := `schema: olm.package
+name: p
+defaultChannel: stable
+---
+schema: olm.channel
+package: p
+name: stable
+entries:
+  - name: p.v1.0.0
+---
+schema: olm.bundle
+package: p
+name: p.v1.0.0
+image: quay.io/example/p@sha256:` + strings.Repeat("ab", 32) + `
+properties:
+  - type: olm.package
+    value: {packageName: p, version: 1.0.0}
+  - type: olm.maxOpenShiftVersion
+    value: 4.20
+`
+	file := filepath.Join(dir, "p", "catalog.yaml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, err := runValidateApp("--catalog", dir)
+	if err != nil {
+		t.Fatalf("a warning failed validate: %v", err)
+	}
+	want := file + `:11: warning: bundle "p.v1.0.0": olm.maxOpenShiftVersion is the number 4.2, not a string: OLM reads 4.2`
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "[L-max-ocp-number]") {
+		t.Errorf("stdout:\n%s\nwant a line starting %s", stdout, want)
 	}
 }

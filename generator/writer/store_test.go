@@ -44,8 +44,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// siblings lists the names in dir's parent directory, except the lock
-// file that serialises runs (it stays, by design).
+// siblings lists the names in dir's parent directory (the lock file
+// that serialises runs is removed when released: nothing is left).
 func siblings(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Dir(dir))
@@ -54,9 +54,7 @@ func siblings(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.Name() != "."+filepath.Base(dir)+".upgraph-lock" {
-			names = append(names, e.Name())
-		}
+		names = append(names, e.Name())
 	}
 	return names
 }
@@ -169,6 +167,34 @@ func TestDirStoreCommit(t *testing.T) {
 	}
 }
 
+// TestDirStoreLockRemoved: the lock is held while staging and removed
+// when released, after a commit, an abort and a refused Begin; another
+// run meanwhile is refused.
+func TestDirStoreLockRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	lockFile := filepath.Join(filepath.Dir(dir), ".out.upgraph-lock")
+	st, err := DirStore{Dir: dir}.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lockFile); err != nil {
+		t.Fatalf("no lock while staging: %v", err)
+	}
+	if _, err := (DirStore{Dir: dir}).Begin(context.Background()); err == nil || !strings.Contains(err.Error(), "another upgraph run") {
+		t.Errorf("a second Begin: %v", err)
+	}
+	if err := st.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := siblings(t, dir); len(got) != 0 {
+		t.Errorf("left beside the output after Abort: %v", got)
+	}
+	commit(t, DirStore{Dir: dir}, gen1)
+	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("left beside the output after Commit: %v", got)
+	}
+}
+
 func TestDirStoreAbort(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s := DirStore{Dir: dir}
@@ -176,8 +202,8 @@ func TestDirStoreAbort(t *testing.T) {
 	before := snapshot(t, dir)
 
 	st := generation(t, s, gen2)
-	if got := siblings(t, dir); len(got) != 2 {
-		t.Fatalf("expected a staging directory next to out, found %v", got)
+	if got := siblings(t, dir); len(got) != 3 {
+		t.Fatalf("expected a staging directory and the lock next to out, found %v", got)
 	}
 	if err := st.Abort(); err != nil {
 		t.Fatalf("Abort: %v", err)
@@ -237,7 +263,7 @@ func TestPutRejectsNames(t *testing.T) {
 			t.Errorf("Put(%q) succeeded, want an error", name)
 		}
 	}
-	if got := siblings(t, dir); len(got) != 1 {
+	if got := siblings(t, dir); len(got) != 2 { // the staging directory and the lock
 		t.Errorf("rejected names left files next to the staging directory: %v", got)
 	}
 	for _, name := range []string{"a", "b/c/d.json", "graph/amd64/1.0.0-!r!c.1.json", "x_y.json"} {

@@ -19,7 +19,6 @@
 // answers with metas/empty.jsonl. Setup and differences: docs/operators.md.
 
 var CATALOGS = {};
-var crypto = require('crypto');
 var VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
 var DNS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 var INVALID = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
@@ -187,8 +186,9 @@ function bin(b) {
   return b.map(function (c) { return String.fromCharCode(c); }).join('');
 }
 
-// encode is catalog/metas.Encode of a binary string: beyond 200 bytes
-// encoded, "!!" and the hex SHA-256 of its bytes.
+// encode is catalog/metas.Encode of a binary string: the '.' of a
+// trailing ".jsonl" escaped, and beyond 200 bytes encoded split into
+// components of 200 bytes, each but the last followed by "~~/".
 function encode(s) {
   var out = '';
   for (var i = 0; i < s.length; i++) {
@@ -203,14 +203,15 @@ function encode(s) {
       out += '~' + (c < 16 ? '0' : '') + c.toString(16);
     }
   }
-  if (out.length <= 200) {
-    return out;
+  if (/\.jsonl$/.test(out)) {
+    out = out.slice(0, -6) + '~2ejsonl';
   }
-  var b = [];
-  for (var j = 0; j < s.length; j++) {
-    b.push(s.charCodeAt(j));
+  var split = '';
+  while (out.length > 200) {
+    split += out.slice(0, 200) + '~~/';
+    out = out.slice(200);
   }
-  return '!!' + crypto.createHash('sha256').update(Buffer.from(b)).digest('hex');
+  return split + out;
 }
 
 function text(status, msg, origin) {

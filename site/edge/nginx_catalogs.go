@@ -15,15 +15,11 @@ import (
 // catalog name, for metas the parameters, then the catalog), reads the
 // query as catalogd does (url.ParseQuery: pairs split on '&', a pair
 // with ';' or a malformed escape dropped, the first value of each key),
-// encodes each value as metas.Encode does (nginxEncoderMaps) and answers
-// the file of the combination (metas.Resolve); a value the catalog does
-// not have names a file that does not exist, and the answer is
-// metas/empty.jsonl (docs/operators.md, "Serving").
-
-// MetasLongRefusal (nginx) answers a value whose file name metas.Encode
-// hashes (longer than metas.MaxEncoded once encoded), which nginx cannot
-// compute. upgraph serve and the CloudFront function answer it.
-const MetasLongRefusal = "501 Not Implemented: this static host maps schema, package and name values of at most 200 bytes once encoded; upgraph serve maps any"
+// encodes each value as metas.Encode does (nginxEncoderMaps,
+// nginxSplitMaps) and answers the file of the combination
+// (metas.Resolve); a value the catalog does not have names a file that
+// does not exist, and the answer is metas/empty.jsonl (docs/operators.md,
+// "Serving").
 
 // dns1123Subdomain is what catalogd accepts as a catalog name
 // (k8s.io/apimachinery IsDNS1123Subdomain), length aside.
@@ -70,34 +66,33 @@ func catalogMaps() []nginxMap {
 		{Source: "$args", Var: "$upgraph_cat_n", Entries: []mapEntry{
 			{first(kn, "upgraph_qn"), "$upgraph_qn"}, {"default", ""}}},
 	}
-	maps = append(maps, nginxEncoderMaps("$upgraph_cat_s", "$upgraph_enc_s", "s")...)
-	maps = append(maps, nginxEncoderMaps("$upgraph_cat_p", "$upgraph_enc_p", "p")...)
-	maps = append(maps, nginxEncoderMaps("$upgraph_cat_n", "$upgraph_enc_n", "n")...)
+	for _, v := range []string{"s", "p", "n"} {
+		maps = append(maps, nginxEncoderMaps("$upgraph_cat_"+v, "$upgraph_enc_"+v, v)...)
+		maps = append(maps, nginxSplitMaps("$upgraph_enc_"+v, "$upgraph_path_"+v, v)...)
+	}
 	maps = append(maps, nginxLookupMaps()...)
 	const present, absent = `[^&]+`, ``
 	combination := func(s, p, n string) string { return "~^" + s + "&" + p + "&" + n + "$" }
 	maps = append(maps,
-		nginxMap{Comment: "A value whose file name is hashed (longer than " + fmt.Sprint(metas.MaxEncoded) + " bytes encoded).",
-			Source: "$upgraph_enc_s&$upgraph_enc_p&$upgraph_enc_n", Var: "$upgraph_metas_route", Entries: []mapEntry{
-				{fmt.Sprintf(`~/|[^&]{%d}`, metas.MaxEncoded+1), "catvaluelong"},
-				{"default", "file"}}},
-		nginxMap{Comment: "The file of each combination (catalog/metas.Resolve), relative to operators/<catalog>/.",
-			Source: "$upgraph_cat_s&$upgraph_cat_p&$upgraph_cat_n", Var: "$upgraph_metas_file", Entries: []mapEntry{
+		nginxMap{Comment: "The file of each combination (catalog/metas.Resolve), relative to operators/<catalog>/;\n" +
+			"# a value beyond the maps' bound (" + unmappedPath + ", nginx_encode.go) is no catalog's.",
+			Source: "$upgraph_path_s&$upgraph_path_p&$upgraph_path_n", Var: "$upgraph_metas_file", Entries: []mapEntry{
+				{"~" + unmappedPath, metas.EmptyFile},
 				{combination(absent, absent, absent), metas.AllFile},
-				{combination(present, absent, absent), "metas/schema/${upgraph_enc_s}.jsonl"},
-				{combination(absent, present, absent), "metas/package/${upgraph_enc_p}.jsonl"},
-				{combination(present, present, absent), "metas/package/${upgraph_enc_p}/${upgraph_enc_s}.jsonl"},
-				{combination(absent, absent, present), metas.NameDir + "${upgraph_enc_n}.jsonl"},
-				{combination(present, absent, present), "metas/schema/${upgraph_enc_s}/${upgraph_enc_n}.jsonl"},
-				{combination(absent, present, present), "metas/package/${upgraph_enc_p}/name/${upgraph_enc_n}.jsonl"},
-				{combination(present, present, present), "metas/package/${upgraph_enc_p}/schema/${upgraph_enc_s}/${upgraph_enc_n}.jsonl"},
+				{combination(present, absent, absent), "metas/schema/${upgraph_path_s}.jsonl"},
+				{combination(absent, present, absent), "metas/package/${upgraph_path_p}.jsonl"},
+				{combination(present, present, absent), "metas/package/${upgraph_path_p}/${upgraph_path_s}.jsonl"},
+				{combination(absent, absent, present), metas.NameDir + "${upgraph_path_n}.jsonl"},
+				{combination(present, absent, present), "metas/schema/${upgraph_path_s}/${upgraph_path_n}.jsonl"},
+				{combination(absent, present, present), "metas/package/${upgraph_path_p}/name/${upgraph_path_n}.jsonl"},
+				{combination(present, present, present), "metas/package/${upgraph_path_p}/schema/${upgraph_path_s}/${upgraph_path_n}.jsonl"},
 				{"default", metas.EmptyFile}}},
 	)
 	return maps
 }
 
-// catalogResponses are catalogd's errors (http.Error: text/plain, nosniff)
-// and the refusal, each with catalogd's Vary.
+// catalogResponses are catalogd's errors (http.Error: text/plain, nosniff),
+// each with catalogd's Vary.
 func catalogResponses() []nginxResponse {
 	text := func(name string, status int, body string) nginxResponse {
 		return nginxResponse{Name: name, Status: status, ContentType: "text/plain; charset=utf-8", CORS: true,
@@ -112,6 +107,5 @@ func catalogResponses() []nginxResponse {
 		text("catlongbad", http.StatusBadRequest, invalid+site.CatalogNameTooLong+"; "+site.CatalogNameInvalid),
 		text("catparams", http.StatusBadRequest, "400 Bad Request"),
 		text("catnotfound", http.StatusNotFound, "404 Not Found"),
-		text("catvaluelong", http.StatusNotImplemented, MetasLongRefusal),
 	}
 }

@@ -15,14 +15,30 @@ import (
 // of REST — a run of bytes Encode keeps, then one byte it changes, raw
 // or as a %XX escape — into DONE, looking each changed byte up in a
 // table (nginxLookupMaps); a stage finding nothing to do leaves the state
-// as it is. The chain is long enough for every value whose encoding is
-// not hashed: each changed byte adds at least one byte to the encoding,
-// so more than metas.MaxEncoded of them make a hashed name, which the
-// chain reports by keeping a '/' (MetasLongRefusal).
+// as it is. Runs of kept bytes cost nothing, changed bytes and %XX
+// escapes a unit each:
+// the chain encodes values of up to maxChanged changed bytes (any number
+// of kept ones), and keeps a '/' in a longer one. Its size grows with
+// maxChanged (about 400 bytes of configuration per changed byte and
+// value), and a configuration must stay well under a ConfigMap's 1 MiB.
+// A value with more changed bytes is mapped to no file (unmappedPath):
+// the answer is empty, which is catalogd's unless the catalog has such a
+// value (docs/operators.md states the bound).
 const (
+	maxChanged   = 200
 	encodeUnits  = 4
-	encodeStages = metas.MaxEncoded / encodeUnits
+	encodeStages = maxChanged / encodeUnits
 )
+
+// splitStages is how many times nginxSplitMaps can split an encoding:
+// enough for any value a request line of nginx's default 8 KiB buffer
+// (large_client_header_buffers) carries, kept bytes as they are and each
+// changed byte at most three bytes encoded.
+const splitStages = (8192+3*maxChanged)/metas.MaxEncoded + 1
+
+// unmappedPath is the path of a value beyond the maps' bounds: '#'
+// cannot be in a request's query, nor in a path they write.
+const unmappedPath = "#"
 
 // keptByte is a byte metas.Encode keeps (but for a leading '.', which the
 // first map handles); unitByte one it changes, as sent or escaped ('%'
@@ -32,9 +48,10 @@ const (
 	unitByte = `%[0-9A-Fa-f]{2}|[^0-9a-z.%-]`
 )
 
-// nginxEncoderMaps set dst to the encoding of the raw value in src: ""
-// for an empty value, a value holding '/' when it would be hashed. tag
-// keeps the maps' variables apart.
+// nginxEncoderMaps set dst to the encoding of the raw value in src, not
+// yet split (nginxSplitMaps): "" for an empty value, a value holding '/'
+// when it has more than maxChanged changed bytes. tag keeps the maps'
+// variables apart.
 func nginxEncoderMaps(src, dst, tag string) []nginxMap {
 	stage := func(i int) string { return "$upgraph_e" + tag + strconv.Itoa(i) }
 	maps := []nginxMap{{
@@ -59,10 +76,34 @@ func nginxEncoderMaps(src, dst, tag string) []nginxMap {
 		maps = append(maps, nginxMap{Source: stage(i - 1), Var: stage(i), Entries: es})
 	}
 	// What is left after the last stage is done, or ends in kept bytes,
-	// or has more changed bytes than any unhashed encoding.
+	// or has more than maxChanged changed bytes.
 	return append(maps, nginxMap{Source: stage(encodeStages), Var: dst, Entries: []mapEntry{
 		{`~^(?<upgraph_d>[^/]*)/(?<upgraph_k1>` + keptByte + `*)$`, "${upgraph_d}${upgraph_k1}"},
 		{"default", stage(encodeStages)}}})
+}
+
+// nginxSplitMaps set dst to the path metas.Encode makes of the encoding
+// in src: the '.' of a trailing ".jsonl" escaped, then, longer than
+// metas.MaxEncoded, split into components of that many bytes, each but
+// the last followed by metas.ContinueMark and '/'. Each stage splits the
+// last component once; a value beyond the encoder's or the stages'
+// bounds is unmappedPath.
+func nginxSplitMaps(src, dst, tag string) []nginxMap {
+	stage := func(i int) string { return "$upgraph_x" + tag + strconv.Itoa(i) }
+	maps := []nginxMap{{
+		Comment: "Split " + src + " into components of " + strconv.Itoa(metas.MaxEncoded) + " bytes, as catalog/metas.Encode does.",
+		Source:  src, Var: stage(0), Entries: []mapEntry{
+			{"~/", unmappedPath},
+			{`~^(?<upgraph_j>.*)\.jsonl$`, "${upgraph_j}~2ejsonl"},
+			{"default", src}}}}
+	for i := 1; i <= splitStages; i++ {
+		maps = append(maps, nginxMap{Source: stage(i - 1), Var: stage(i), Entries: []mapEntry{
+			{fmt.Sprintf(`~^(?<upgraph_a>(?:.*/)?[^/]{%d})(?<upgraph_b>[^/]+)$`, metas.MaxEncoded), "${upgraph_a}" + metas.ContinueMark + "/${upgraph_b}"},
+			{"default", stage(i - 1)}}})
+	}
+	return append(maps, nginxMap{Source: stage(splitStages), Var: dst, Entries: []mapEntry{
+		{fmt.Sprintf(`~[^/]{%d}`, metas.MaxEncoded+len(metas.ContinueMark)+1), unmappedPath},
+		{"default", stage(splitStages)}}})
 }
 
 // nginxLookupMaps are the tables of the encoder's stages: the encoding of

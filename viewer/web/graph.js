@@ -354,6 +354,27 @@ export function encodeName(name) {
   return out.length > MAX_ENCODED ? '!!' + sha256Hex(bytes) : out;
 }
 
+// metasName is catalog/metas.Encode: a schema, package or name as the
+// metas files name it — encodeName's encoding, but never hashed (a query
+// finds its file from the value alone): the '.' of a trailing ".jsonl"
+// is '~2e', and beyond MAX_ENCODED bytes the encoding is split into
+// directories of MAX_ENCODED bytes, each but the last ending in '~~'.
+export function metasName(name) {
+  const bytes = new TextEncoder().encode(name);
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || (c === 0x2e && i > 0)) out += String.fromCharCode(c);
+    else if (c === 0x2b) out += '_';
+    else if (c >= 0x41 && c <= 0x5a) out += '!' + String.fromCharCode(c + 0x20);
+    else out += '~' + c.toString(16).padStart(2, '0');
+  }
+  if (out.endsWith('.jsonl')) out = out.slice(0, -6) + '~2ejsonl';
+  let split = '';
+  for (; out.length > MAX_ENCODED; out = out.slice(MAX_ENCODED)) split += out.slice(0, MAX_ENCODED) + '~~/';
+  return split + out;
+}
+
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -1234,7 +1255,7 @@ export class PlanCatalog {
   refusals(p) {
     const key = `\u0000refusals\u0000${p}`;
     if (!this.cache.has(key)) {
-      this.cache.set(key, this.get(`${catalogDir(this.name)}metas/package/${encodeName(p)}/olm.bundle.jsonl`, true).then((text) => {
+      this.cache.set(key, this.get(`${catalogDir(this.name)}metas/package/${metasName(p)}/olm.bundle.jsonl`, true).then((text) => {
         const out = new Map();
         for (const line of (text || '').split('\n')) {
           if (!line.trim()) continue;
@@ -1248,7 +1269,7 @@ export class PlanCatalog {
     return this.cache.get(key);
   }
   async channelBlob(p, ch) {
-    const text = await this.get(`${catalogDir(this.name)}metas/package/${encodeName(p)}/olm.channel.jsonl`, true);
+    const text = await this.get(`${catalogDir(this.name)}metas/package/${metasName(p)}/olm.channel.jsonl`, true);
     for (const line of (text || '').split('\n')) {
       if (!line.trim()) continue;
       const b = JSON.parse(line);
