@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/viewer"
 )
@@ -51,6 +52,10 @@ type RenderOptions struct {
 	// names. With catalogs, Render's b may be nil: a tree of catalogs
 	// alone.
 	Catalogs []*catviews.Catalog
+	// Precompress writes a gzip copy (FILE.gz, internal/precompress)
+	// beside every graph and catalog file, listed in index.json, for
+	// servers and CDNs to answer clients that accept gzip from.
+	Precompress bool
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -91,6 +96,11 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		Graphs:   []manifest.Graph{},
 		Files:    map[string]manifest.File{},
 	}
+	var gz *precompress.Compressors
+	if opts.Precompress {
+		gz = &precompress.Compressors{}
+		m.Precompressed = precompress.Encoding
+	}
 	if b != nil {
 		for _, n := range b.Graph.Nodes() {
 			if n.Abstract {
@@ -115,7 +125,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	var served []bool
 	waitLinks := func() error { return nil }
 	if b != nil {
-		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers)
+		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers, gz)
 		if err != nil {
 			_ = staging.Abort()
 			return nil, err
@@ -126,7 +136,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	if len(opts.Catalogs) > 0 {
 		start := time.Now()
-		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers)
+		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers, gz)
 		if err != nil {
 			cancel()
 			_ = waitLinks()
@@ -138,7 +148,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	start = time.Now()
 	// The duplicate files are being linked meanwhile; the index is written
 	// and the tree committed once they all are.
-	index, err := finishIndex(ctx, b, served, staging, m, opts, log)
+	index, err := finishIndex(ctx, b, served, staging, m, opts, gz, log)
 	if err != nil {
 		cancel() // the links are of no use any more
 	}
@@ -185,7 +195,7 @@ func putSigned(ctx context.Context, st writer.Staging, index []byte, m *manifest
 
 // finishIndex stores the files beside the graphs (signatures, the empty
 // graph, schemas, the viewer), recording them in m, and encodes m.
-func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, log *slog.Logger) ([]byte, error) {
+func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, gz *precompress.Compressors, log *slog.Logger) ([]byte, error) {
 	if b != nil {
 		if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
 			return nil, err
@@ -193,6 +203,12 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 	}
 	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
 		return nil, err
+	}
+	if gz != nil {
+		// The empty graph answers unknown channels, compressed too.
+		if _, err := putFile(ctx, staging, m, precompress.Name(manifest.EmptyGraphPath), gz.Gzip(nil, []byte(manifest.EmptyGraph))); err != nil {
+			return nil, err
+		}
 	}
 	// The schemas travel with the tree, so consumers of a mirror or a
 	// bucket can check what they read without upgraph; the viewer makes
@@ -260,6 +276,11 @@ type treeFile struct {
 	name  string
 	owner *treeFile // nil: rendered, info is its own
 	info  manifest.File
+	// gz is the file's gzip copy (RenderOptions.Precompress), nil when it
+	// has none or is linked (its owner's is); data holds the copy's bytes
+	// between hashing and storing.
+	gz   *treeFile
+	data []byte
 }
 
 // contentOwners maps a content key (views.Layout) to the first file
@@ -290,7 +311,7 @@ func (c *contentOwners) claim(key string, f *treeFile) *treeFile {
 // Which of two identical files is written and which is linked depends on
 // scheduling, but not the bytes of the tree or index.json. served[i]
 // tells whether node i is in some rendered graph.
-func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) (served []bool, waitLinks func() error, err error) {
+func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int, gz *precompress.Compressors) (served []bool, waitLinks func() error, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -324,8 +345,8 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	versionBatches := make([]fileBatch, workers)
 	for w := range renderers {
 		renderers[w] = views.NewRenderer(b.Graph)
-		channelBatches[w] = fileBatch{maxFiles: 16, maxBytes: 16 << 20}
-		versionBatches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20}
+		channelBatches[w] = fileBatch{maxFiles: 16, maxBytes: 16 << 20, gzip: gz}
+		versionBatches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 	}
 	err = parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, w, o int) error {
 		i := order[o]
@@ -392,6 +413,9 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 					if err := links.Link(ctx, f.owner.name, f.name); err != nil {
 						return err
 					}
+					if err := linkCopy(ctx, links, f); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
@@ -408,14 +432,23 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		for k := range jobFiles {
 			f := &jobFiles[k]
 			fi := f.info
+			gzName, gzInfo, hasCopy := copyInfo(f)
 			if f.owner != nil {
 				fi = f.owner.info
 			} else {
 				m.Counts.DistinctFiles++
 				m.Counts.DistinctBytes += fi.Size
+				if hasCopy {
+					m.Counts.DistinctFiles++
+					m.Counts.DistinctBytes += gzInfo.Size
+				}
 			}
 			m.Files[f.name] = fi
 			m.Counts.Bytes += fi.Size
+			if hasCopy {
+				m.Files[gzName] = gzInfo
+				m.Counts.Bytes += gzInfo.Size
+			}
 		}
 	}
 	for _, g := range m.Graphs {
@@ -438,6 +471,11 @@ type fileBatch struct {
 	bufs  [][]byte
 	files []*treeFile // the file of bufs[i]
 	bytes int
+
+	// gzip, when set, makes the files' gzip copies (compressCopies) into
+	// gzBufs; hashed is the list of buffers hashed, both reused.
+	gzip           *precompress.Compressors
+	gzBufs, hashed [][]byte
 }
 
 // next returns an empty buffer to render the next file into.
@@ -464,11 +502,12 @@ func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
 // flush hashes and stores the batch and empties it.
 func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
 	bufs := fb.bufs[:len(fb.files)]
-	for i, digest := range manifest.SHA256s(bufs) {
-		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
-	}
+	fb.hash()
 	for i, f := range fb.files {
 		if err := st.Put(ctx, f.name, bufs[i]); err != nil {
+			return err
+		}
+		if err := putCopy(ctx, st, f); err != nil {
 			return err
 		}
 	}
