@@ -12,7 +12,6 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
-	"github.com/upgraph/upgraph/internal/precompress"
 )
 
 // checkCatalogNames refuses catalogs whose names would not make distinct,
@@ -35,7 +34,7 @@ func checkCatalogNames(cats []*catviews.Catalog) error {
 // time, its files on all workers), hashing them in batches as the
 // release graphs are, and records them and the catalogs in m. Files of
 // the same bytes are stored once (catalogDedup).
-func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int, gz *precompress.Compressors) error {
+func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int, gz *copier) error {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -148,7 +147,9 @@ func newCatalogDedup(st writer.Staging) *catalogDedup {
 // puts each file, and empties the batch.
 func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	bufs := fb.bufs[:len(fb.files)]
-	fb.hash()
+	for i, digest := range manifest.SHA256s(bufs) {
+		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
+	}
 	for i, f := range fb.files {
 		if d.links != nil {
 			if d.reuse != nil {
@@ -157,7 +158,7 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 					return err
 				}
 				if reused {
-					if err := putCopy(ctx, d.st, f); err != nil {
+					if err := fb.putCopy(ctx, d.st, f, bufs[i], true); err != nil {
 						return err
 					}
 					continue
@@ -177,9 +178,12 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 		if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
 			return err
 		}
-		if err := putCopy(ctx, d.st, f); err != nil {
+		if err := fb.putCopy(ctx, d.st, f, bufs[i], false); err != nil {
 			return err
 		}
+	}
+	if err := fb.finishCopies(ctx, d.st); err != nil {
+		return err
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil

@@ -96,11 +96,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		Graphs:   []manifest.Graph{},
 		Files:    map[string]manifest.File{},
 	}
-	var gz *precompress.Compressors
-	if opts.Precompress {
-		gz = &precompress.Compressors{}
-		m.Precompressed = precompress.Encoding
-	}
+
 	if b != nil {
 		for _, n := range b.Graph.Nodes() {
 			if n.Abstract {
@@ -118,6 +114,11 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	staging, err := opts.Store.Begin(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var gz *copier
+	if opts.Precompress {
+		gz = newCopier(staging)
+		m.Precompressed = precompress.Encoding
 	}
 	start := time.Now()
 	renderCtx, cancel := context.WithCancel(ctx)
@@ -195,7 +196,7 @@ func putSigned(ctx context.Context, st writer.Staging, index []byte, m *manifest
 
 // finishIndex stores the files beside the graphs (signatures, the empty
 // graph, schemas, the viewer), recording them in m, and encodes m.
-func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, gz *precompress.Compressors, log *slog.Logger) ([]byte, error) {
+func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, gz *copier, log *slog.Logger) ([]byte, error) {
 	if b != nil {
 		if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
 			return nil, err
@@ -206,7 +207,7 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 	}
 	if gz != nil {
 		// The empty graph answers unknown channels, compressed too.
-		if _, err := putFile(ctx, staging, m, precompress.Name(manifest.EmptyGraphPath), gz.Gzip(nil, []byte(manifest.EmptyGraph))); err != nil {
+		if _, err := putFile(ctx, staging, m, precompress.Name(manifest.EmptyGraphPath), gz.gz.Gzip(nil, []byte(manifest.EmptyGraph))); err != nil {
 			return nil, err
 		}
 	}
@@ -311,7 +312,7 @@ func (c *contentOwners) claim(key string, f *treeFile) *treeFile {
 // Which of two identical files is written and which is linked depends on
 // scheduling, but not the bytes of the tree or index.json. served[i]
 // tells whether node i is in some rendered graph.
-func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int, gz *precompress.Compressors) (served []bool, waitLinks func() error, err error) {
+func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int, gz *copier) (served []bool, waitLinks func() error, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -472,10 +473,13 @@ type fileBatch struct {
 	files []*treeFile // the file of bufs[i]
 	bytes int
 
-	// gzip, when set, makes the files' gzip copies (compressCopies) into
-	// gzBufs; hashed is the list of buffers hashed, both reused.
-	gzip           *precompress.Compressors
+	// gzip, when set, makes the files' gzip copies (putCopy) into gzBufs;
+	// copies are those put and pending those to carry over since the last
+	// finishCopies, and hashed their buffers, all reused.
+	gzip           *copier
 	gzBufs, hashed [][]byte
+	copies         []*treeFile
+	pending        []pendingCopy
 }
 
 // next returns an empty buffer to render the next file into.
@@ -502,14 +506,16 @@ func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
 // flush hashes and stores the batch and empties it.
 func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
 	bufs := fb.bufs[:len(fb.files)]
-	fb.hash()
+	for i, digest := range manifest.SHA256s(bufs) {
+		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
+	}
 	for i, f := range fb.files {
-		if err := st.Put(ctx, f.name, bufs[i]); err != nil {
+		if err := fb.putWithCopy(ctx, st, f, bufs[i]); err != nil {
 			return err
 		}
-		if err := putCopy(ctx, st, f); err != nil {
-			return err
-		}
+	}
+	if err := fb.finishCopies(ctx, st); err != nil {
+		return err
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil
