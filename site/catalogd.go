@@ -37,9 +37,9 @@ const MediaJSONL = "application/jsonl"
 // OperatorsDir holds a tree's catalogs.
 const OperatorsDir = "operators/"
 
-// catalogdGzipMin is the smallest body catalogd's compression middleware
-// (klauspost/compress gzhttp, DefaultMinSize) compresses.
-const catalogdGzipMin = 1024
+// The smallest body catalogd's compression middleware (klauspost/compress
+// gzhttp, DefaultMinSize) compresses, 1024 bytes, is precompress.CatalogMin:
+// the catalog files that have a gzip copy.
 
 // servedCatalog is a catalog of a generation.
 type servedCatalog struct {
@@ -171,33 +171,18 @@ func (h *Handler) serveCatalogd(w http.ResponseWriter, r *http.Request, rest str
 // ranges, If-Range, and the conditional requests (here with an ETag).
 func (h *Handler) serveAll(w http.ResponseWriter, r *http.Request, gen *Generation, c *servedCatalog) {
 	name := c.dir + metas.AllFile
-	f := gen.Manifest.Files[name]
 	modtime := c.modTime(gen, name)
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaJSONL)
 	hdr.Set("Cache-Control", h.opts.CacheControl)
 	// From the gzip copy generate wrote (catalog files of catalogd's
-	// minimum compressed size and more have one), with ranges and
-	// conditions on it as on the plain file, as nginx's gzip_static
-	// answers: nothing is compressed at run time.
-	if gzName := precompress.Name(name); acceptsGzip(r.Header.Get("Accept-Encoding")) && hasFile(gen, gzName) {
+	// minimum compressed size and more have one), for the requests
+	// catalogd's middleware compresses (not a range): nothing is
+	// compressed at run time.
+	if gzName := precompress.Name(name); r.Header.Get("Range") == "" && acceptsGzip(r.Header.Get("Accept-Encoding")) && hasFile(gen, gzName) {
 		gz, err := h.content(gen, gzName)
 		if err != nil {
 			h.catalogReadError(w, gzName, err)
-			return
-		}
-		hdr.Set("ETag", gz.etag)
-		hdr.Set("Content-Encoding", "gzip")
-		http.ServeContent(w, r, "", modtime, bytes.NewReader(gz.body))
-		return
-	}
-	// A tree without copies: compressed as catalogd's middleware
-	// compresses, once per content: not HEAD, not a range, not below its
-	// minimum size.
-	if r.Method == http.MethodGet && r.Header.Get("Range") == "" && f.Size >= catalogdGzipMin && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		gz, err := h.gzipContent(gen, name, f)
-		if err != nil {
-			h.catalogReadError(w, name, err)
 			return
 		}
 		hdr.Set("ETag", gz.etag)
@@ -251,10 +236,10 @@ func (h *Handler) serveMetas(w http.ResponseWriter, r *http.Request, gen *Genera
 		body = metas.Filter(body, name)
 		etag = etagOf(manifest.SHA256(body))
 	}
-	gzipped := r.Method == http.MethodGet && len(body) >= catalogdGzipMin && acceptsGzip(r.Header.Get("Accept-Encoding"))
 	// The file's gzip copy, when the tree has it (generate writes one for
-	// every file of catalogd's minimum compressed size and more): HEAD is
-	// answered from it too, as nginx's gzip_static answers.
+	// every file of catalogd's minimum compressed size and more; HEAD is
+	// answered from it too, as nginx's gzip_static answers); nothing is
+	// compressed at run time.
 	var gzCopy *content
 	if gzName := precompress.Name(file); cached != nil && !filter && acceptsGzip(r.Header.Get("Accept-Encoding")) && hasFile(gen, gzName) {
 		var err error
@@ -262,10 +247,9 @@ func (h *Handler) serveMetas(w http.ResponseWriter, r *http.Request, gen *Genera
 			h.catalogReadError(w, gzName, err)
 			return
 		}
-		gzipped, etag = true, gzCopy.etag
-	} else if gzipped {
-		etag = gzipEtag(etag)
+		body, etag = gzCopy.body, gzCopy.etag
 	}
+	gzipped := gzCopy != nil
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaJSONL)
 	hdr.Set("Cache-Control", h.opts.CacheControl)
@@ -274,14 +258,6 @@ func (h *Handler) serveMetas(w http.ResponseWriter, r *http.Request, gen *Genera
 	hdr.Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
 	if answeredConditionally(w, r, modtime) {
 		return
-	}
-	switch {
-	case gzCopy != nil:
-		body = gzCopy.body
-	case gzipped && cached != nil:
-		body, _ = cached.gzipped()
-	case gzipped:
-		body = gzipBytes(body)
 	}
 	writeCatalogBody(w, r, body, gzipped)
 }

@@ -352,27 +352,6 @@ func (h *Handler) content(gen *Generation, name string) (*content, error) {
 	return c, nil
 }
 
-// gzipContent returns the gzip answer (body and ETag) of name, a graph
-// file of gen recorded as f, compressed once. Only the compressed bytes
-// are cached, under their own key: clusters ask for gzip (Go's Transport
-// does), and graph JSON compresses to an eighth, so the cache holds eight
-// times as many graph files as it would with each plain body beside its
-// compressed one (a real-scale tree's 1.3 GB of graph files compress to
-// about 160 MB).
-func (h *Handler) gzipContent(gen *Generation, name string, f manifest.File) (*content, error) {
-	key := cacheKey{digest: f.SHA256, gzip: true}
-	if c := h.cache.get(key); c != nil {
-		return c, nil
-	}
-	data, f, err := gen.read(name)
-	if err != nil {
-		return nil, err
-	}
-	c := &content{body: gzipBytes(data), etag: gzipEtag(etagOf(f.SHA256))}
-	h.cache.add(key, c)
-	return c, nil
-}
-
 // writeIdentity answers with c as it is, whatever the client accepts.
 func writeIdentity(w http.ResponseWriter, r *http.Request, mediaType string, c *content, cacheControl string) {
 	if writeHeader(w, r, mediaType, c.etag, cacheControl, int64(len(c.body)), false) && r.Method != http.MethodHead {

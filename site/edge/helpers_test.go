@@ -150,7 +150,7 @@ func render(t testing.TB, b *generator.Built) (string, *manifest.Manifest) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "tree")
 	m, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: true, Precompress: true,
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: true,
 	})
 	if err != nil {
 		t.Fatal(err)
