@@ -34,7 +34,7 @@ func checkCatalogNames(cats []*catviews.Catalog) error {
 // time, its files on all workers), hashing them in batches as the
 // release graphs are, and records them and the catalogs in m. Files of
 // the same bytes are stored once (catalogDedup).
-func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int) error {
+func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int, gz *copier) error {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -49,7 +49,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		)
 		batches := make([]fileBatch, workers)
 		for w := range batches {
-			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20}
+			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 		}
 		err := c.Render(ctx, workers, func(ctx context.Context, w int, f catviews.File) error {
 			tf := &treeFile{name: f.Path}
@@ -73,22 +73,33 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			return err
 		}
 		n := 0
-		for _, f := range files {
-			if _, dup := m.Files[f.name]; dup {
-				return fmt.Errorf("catalog %s: file %s written twice", c.Name, f.name)
+		record := func(name string, info manifest.File) error {
+			if _, dup := m.Files[name]; dup {
+				return fmt.Errorf("catalog %s: file %s written twice", c.Name, name)
 			}
-			if strings.HasPrefix(f.name, catviews.Dir(c.Name)) {
+			if strings.HasPrefix(name, catviews.Dir(c.Name)) {
 				n++
 			}
-			m.Files[f.name] = f.info
+			m.Files[name] = info
 			m.Counts.Files++
-			m.Counts.Bytes += f.info.Size
+			m.Counts.Bytes += info.Size
 			// Counted by content, whatever was carried over or linked, so
 			// that index.json does not depend on the previous tree.
-			if !distinct[f.info.SHA256] {
-				distinct[f.info.SHA256] = true
+			if !distinct[info.SHA256] {
+				distinct[info.SHA256] = true
 				m.Counts.DistinctFiles++
-				m.Counts.DistinctBytes += f.info.Size
+				m.Counts.DistinctBytes += info.Size
+			}
+			return nil
+		}
+		for _, f := range files {
+			if err := record(f.name, f.info); err != nil {
+				return err
+			}
+			if gzName, gzInfo, ok := copyInfo(f); ok {
+				if err := record(gzName, gzInfo); err != nil {
+					return err
+				}
 			}
 		}
 		counts := c.Counts()
@@ -147,6 +158,9 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 					return err
 				}
 				if reused {
+					if err := fb.putCopy(ctx, d.st, f, bufs[i], true); err != nil {
+						return err
+					}
 					continue
 				}
 			}
@@ -164,6 +178,12 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 		if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
 			return err
 		}
+		if err := fb.putCopy(ctx, d.st, f, bufs[i], false); err != nil {
+			return err
+		}
+	}
+	if err := fb.finishCopies(ctx, d.st); err != nil {
+		return err
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil
@@ -174,6 +194,9 @@ func (d *catalogDedup) link(ctx context.Context, files []*treeFile) error {
 	for _, f := range files {
 		if f.owner != nil {
 			if err := d.links.Link(ctx, f.owner.name, f.name); err != nil {
+				return err
+			}
+			if err := linkCopy(ctx, d.links, f); err != nil {
 				return err
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/viewer"
 )
@@ -51,6 +52,10 @@ type RenderOptions struct {
 	// names. With catalogs, Render's b may be nil: a tree of catalogs
 	// alone.
 	Catalogs []*catviews.Catalog
+	// Precompress writes a gzip copy (FILE.gz, internal/precompress)
+	// beside every graph and catalog file, listed in index.json, for
+	// servers and CDNs to answer clients that accept gzip from.
+	Precompress bool
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -91,6 +96,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		Graphs:   []manifest.Graph{},
 		Files:    map[string]manifest.File{},
 	}
+
 	if b != nil {
 		for _, n := range b.Graph.Nodes() {
 			if n.Abstract {
@@ -109,13 +115,18 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	if err != nil {
 		return nil, err
 	}
+	var gz *copier
+	if opts.Precompress {
+		gz = newCopier(staging)
+		m.Precompressed = precompress.Encoding
+	}
 	start := time.Now()
 	renderCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var served []bool
 	waitLinks := func() error { return nil }
 	if b != nil {
-		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers)
+		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers, gz)
 		if err != nil {
 			_ = staging.Abort()
 			return nil, err
@@ -126,7 +137,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	if len(opts.Catalogs) > 0 {
 		start := time.Now()
-		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers)
+		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers, gz)
 		if err != nil {
 			cancel()
 			_ = waitLinks()
@@ -138,7 +149,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	start = time.Now()
 	// The duplicate files are being linked meanwhile; the index is written
 	// and the tree committed once they all are.
-	index, err := finishIndex(ctx, b, served, staging, m, opts, log)
+	index, err := finishIndex(ctx, b, served, staging, m, opts, gz, log)
 	if err != nil {
 		cancel() // the links are of no use any more
 	}
@@ -185,7 +196,7 @@ func putSigned(ctx context.Context, st writer.Staging, index []byte, m *manifest
 
 // finishIndex stores the files beside the graphs (signatures, the empty
 // graph, schemas, the viewer), recording them in m, and encodes m.
-func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, log *slog.Logger) ([]byte, error) {
+func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.Staging, m *manifest.Manifest, opts RenderOptions, gz *copier, log *slog.Logger) ([]byte, error) {
 	if b != nil {
 		if err := putSignatures(ctx, b, served, staging, m, log); err != nil {
 			return nil, err
@@ -193,6 +204,12 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 	}
 	if _, err := putFile(ctx, staging, m, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph)); err != nil {
 		return nil, err
+	}
+	if gz != nil {
+		// The empty graph answers unknown channels, compressed too.
+		if _, err := putFile(ctx, staging, m, precompress.Name(manifest.EmptyGraphPath), gz.gz.Gzip(nil, []byte(manifest.EmptyGraph))); err != nil {
+			return nil, err
+		}
 	}
 	// The schemas travel with the tree, so consumers of a mirror or a
 	// bucket can check what they read without upgraph; the viewer makes
@@ -260,6 +277,11 @@ type treeFile struct {
 	name  string
 	owner *treeFile // nil: rendered, info is its own
 	info  manifest.File
+	// gz is the file's gzip copy (RenderOptions.Precompress), nil when it
+	// has none or is linked (its owner's is); data holds the copy's bytes
+	// between hashing and storing.
+	gz   *treeFile
+	data []byte
 }
 
 // contentOwners maps a content key (views.Layout) to the first file
@@ -290,7 +312,7 @@ func (c *contentOwners) claim(key string, f *treeFile) *treeFile {
 // Which of two identical files is written and which is linked depends on
 // scheduling, but not the bytes of the tree or index.json. served[i]
 // tells whether node i is in some rendered graph.
-func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int) (served []bool, waitLinks func() error, err error) {
+func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int, gz *copier) (served []bool, waitLinks func() error, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -324,8 +346,8 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	versionBatches := make([]fileBatch, workers)
 	for w := range renderers {
 		renderers[w] = views.NewRenderer(b.Graph)
-		channelBatches[w] = fileBatch{maxFiles: 16, maxBytes: 16 << 20}
-		versionBatches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20}
+		channelBatches[w] = fileBatch{maxFiles: 16, maxBytes: 16 << 20, gzip: gz}
+		versionBatches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 	}
 	err = parallel.Run(ctx, workers, len(jobs), func(ctx context.Context, w, o int) error {
 		i := order[o]
@@ -392,6 +414,9 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 					if err := links.Link(ctx, f.owner.name, f.name); err != nil {
 						return err
 					}
+					if err := linkCopy(ctx, links, f); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
@@ -408,14 +433,23 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		for k := range jobFiles {
 			f := &jobFiles[k]
 			fi := f.info
+			gzName, gzInfo, hasCopy := copyInfo(f)
 			if f.owner != nil {
 				fi = f.owner.info
 			} else {
 				m.Counts.DistinctFiles++
 				m.Counts.DistinctBytes += fi.Size
+				if hasCopy {
+					m.Counts.DistinctFiles++
+					m.Counts.DistinctBytes += gzInfo.Size
+				}
 			}
 			m.Files[f.name] = fi
 			m.Counts.Bytes += fi.Size
+			if hasCopy {
+				m.Files[gzName] = gzInfo
+				m.Counts.Bytes += gzInfo.Size
+			}
 		}
 	}
 	for _, g := range m.Graphs {
@@ -438,6 +472,14 @@ type fileBatch struct {
 	bufs  [][]byte
 	files []*treeFile // the file of bufs[i]
 	bytes int
+
+	// gzip, when set, makes the files' gzip copies (putCopy) into gzBufs;
+	// copies are those put and pending those to carry over since the last
+	// finishCopies, and hashed their buffers, all reused.
+	gzip           *copier
+	gzBufs, hashed [][]byte
+	copies         []*treeFile
+	pending        []pendingCopy
 }
 
 // next returns an empty buffer to render the next file into.
@@ -468,9 +510,12 @@ func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
 		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
 	}
 	for i, f := range fb.files {
-		if err := st.Put(ctx, f.name, bufs[i]); err != nil {
+		if err := fb.putWithCopy(ctx, st, f, bufs[i]); err != nil {
 			return err
 		}
+	}
+	if err := fb.finishCopies(ctx, st); err != nil {
+		return err
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/metas"
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/precompress"
 )
 
 // The operator catalogs of a tree (operators/<catalog>/, docs/operators.md)
@@ -36,9 +37,9 @@ const MediaJSONL = "application/jsonl"
 // OperatorsDir holds a tree's catalogs.
 const OperatorsDir = "operators/"
 
-// catalogdGzipMin is the smallest body catalogd's compression middleware
-// (klauspost/compress gzhttp, DefaultMinSize) compresses.
-const catalogdGzipMin = 1024
+// The smallest body catalogd's compression middleware (klauspost/compress
+// gzhttp, DefaultMinSize) compresses, 1024 bytes, is precompress.CatalogMin:
+// the catalog files that have a gzip copy.
 
 // servedCatalog is a catalog of a generation.
 type servedCatalog struct {
@@ -170,17 +171,18 @@ func (h *Handler) serveCatalogd(w http.ResponseWriter, r *http.Request, rest str
 // ranges, If-Range, and the conditional requests (here with an ETag).
 func (h *Handler) serveAll(w http.ResponseWriter, r *http.Request, gen *Generation, c *servedCatalog) {
 	name := c.dir + metas.AllFile
-	f := gen.Manifest.Files[name]
 	modtime := c.modTime(gen, name)
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaJSONL)
 	hdr.Set("Cache-Control", h.opts.CacheControl)
-	// Compressed as catalogd's middleware compresses: not HEAD, not a
-	// range, not below its minimum size.
-	if r.Method == http.MethodGet && r.Header.Get("Range") == "" && f.Size >= catalogdGzipMin && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		gz, err := h.gzipContent(gen, name, f)
+	// From the gzip copy generate wrote (catalog files of catalogd's
+	// minimum compressed size and more have one), for the requests
+	// catalogd's middleware compresses (not a range): nothing is
+	// compressed at run time.
+	if gzName := precompress.Name(name); r.Header.Get("Range") == "" && acceptsGzip(r.Header.Get("Accept-Encoding")) && hasFile(gen, gzName) {
+		gz, err := h.content(gen, gzName)
 		if err != nil {
-			h.catalogReadError(w, name, err)
+			h.catalogReadError(w, gzName, err)
 			return
 		}
 		hdr.Set("ETag", gz.etag)
@@ -234,10 +236,20 @@ func (h *Handler) serveMetas(w http.ResponseWriter, r *http.Request, gen *Genera
 		body = metas.Filter(body, name)
 		etag = etagOf(manifest.SHA256(body))
 	}
-	gzipped := r.Method == http.MethodGet && len(body) >= catalogdGzipMin && acceptsGzip(r.Header.Get("Accept-Encoding"))
-	if gzipped {
-		etag = gzipEtag(etag)
+	// The file's gzip copy, when the tree has it (generate writes one for
+	// every file of catalogd's minimum compressed size and more; HEAD is
+	// answered from it too, as nginx's gzip_static answers); nothing is
+	// compressed at run time.
+	var gzCopy *content
+	if gzName := precompress.Name(file); cached != nil && !filter && acceptsGzip(r.Header.Get("Accept-Encoding")) && hasFile(gen, gzName) {
+		var err error
+		if gzCopy, err = h.content(gen, gzName); err != nil {
+			h.catalogReadError(w, gzName, err)
+			return
+		}
+		body, etag = gzCopy.body, gzCopy.etag
 	}
+	gzipped := gzCopy != nil
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaJSONL)
 	hdr.Set("Cache-Control", h.opts.CacheControl)
@@ -247,14 +259,13 @@ func (h *Handler) serveMetas(w http.ResponseWriter, r *http.Request, gen *Genera
 	if answeredConditionally(w, r, modtime) {
 		return
 	}
-	if gzipped {
-		if cached != nil {
-			body, _ = cached.gzipped()
-		} else {
-			body = gzipBytes(body)
-		}
-	}
 	writeCatalogBody(w, r, body, gzipped)
+}
+
+// hasFile reports whether gen's tree lists name.
+func hasFile(gen *Generation, name string) bool {
+	_, ok := gen.Manifest.Files[name]
+	return ok
 }
 
 // answeredConditionally answers 304 or 412 when the request's conditions
@@ -398,17 +409,24 @@ func (h *Handler) serveOperatorsFile(w http.ResponseWriter, r *http.Request, nam
 	if !methodAllowed(w, r) {
 		return true
 	}
-	c, err := h.content(gen, name)
+	mediaType := mediaTypeOf(name)
+	if path.Ext(name) == ".jsonl" {
+		mediaType = MediaJSONL
+	}
+	gz, c, err := h.copyContent(gen, r, name)
+	if err == nil && !gz {
+		c, err = h.content(gen, name)
+	}
 	if err != nil {
 		h.log.Error("reading catalog file", "file", name, "err", err)
 		writeError(w, errorAnswer(name, err))
 		return true
 	}
-	mediaType := mediaTypeOf(name)
-	if path.Ext(name) == ".jsonl" {
-		mediaType = MediaJSONL
-	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
+	if gz {
+		writeGzipped(w, r, mediaType, c, h.opts.CacheControl)
+	} else {
+		h.writeContent(w, r, mediaType, c, h.opts.CacheControl)
+	}
 	return true
 }

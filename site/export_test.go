@@ -12,13 +12,6 @@ var AcceptsGzip = acceptsGzip
 // the current generation, as held in its content cache.
 func (h *Handler) GzippedBody(name string) ([]byte, error) {
 	gen := h.gen.Load()
-	if len(name) > len("graph/") && name[:len("graph/")] == "graph/" {
-		c, err := h.gzipContent(gen, name, gen.Manifest.Files[name])
-		if err != nil {
-			return nil, err
-		}
-		return c.body, nil
-	}
 	c, err := h.content(gen, name)
 	if err != nil {
 		return nil, err

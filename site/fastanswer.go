@@ -48,19 +48,16 @@ func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
 	switch {
 	case t.gen == nil:
 		a.body, a.etag = h.empty.body, h.empty.etag
-		if a.gzip {
-			a.body, a.etag = h.empty.gzipped()
+		if a.gzip = a.gzip && t.emptyGz; a.gzip {
+			a.body, a.etag = h.emptyGz.body, h.emptyGz.etag
 		}
 		a.size = int64(len(a.body))
-	case a.gzip:
-		c, err := h.gzipGraph(t.gen, t.file)
-		t.gen.release()
-		if err != nil {
-			return a, false
-		}
-		a.body, a.etag, a.size = c.body, c.etag, int64(len(c.body))
 	default:
+		// The gzip copy when accepted and the tree has it (serveFile).
 		f := t.file
+		if a.gzip = a.gzip && f.gz != nil; a.gzip {
+			f = f.gz
+		}
 		a.etag, a.size = f.slot.etag, f.info.Size
 		file, closeFile, err := t.gen.openShared(f)
 		if err != nil {

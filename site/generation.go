@@ -22,6 +22,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/generator/views"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree"
 )
 
@@ -40,6 +41,8 @@ type Generation struct {
 	index    *content // index.json, served to browsers (static.go)
 	// catalogs are the tree's operator catalogs, by name (catalogd.go).
 	catalogs map[string]*servedCatalog
+	// emptyGz tells that the tree has the empty graph's gzip copy.
+	emptyGz bool
 
 	// slots holds each distinct content the graphs resolve to, also by
 	// digest; the fast path keeps up to maxSharedFiles of them open for
@@ -86,6 +89,9 @@ type servedFile struct {
 	name string
 	info manifest.File
 	slot *contentSlot
+	// gz is the file's gzip copy (FILE.gz, written by generate), answered
+	// to clients that accept gzip; nil when the tree has none.
+	gz *servedFile
 }
 
 // contentSlot is one distinct content of a generation.
@@ -178,7 +184,7 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			return nil, fmt.Errorf("%s has %d bytes, index.json says %d", name, st.Size(), f.Size)
 		}
 	}
-	served := func(name string) *servedFile {
+	file := func(name string) *servedFile {
 		f := m.Files[name]
 		slot, ok := g.bySHA[f.SHA256]
 		if !ok {
@@ -187,6 +193,14 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			g.slots = append(g.slots, slot)
 		}
 		return &servedFile{name: name, info: f, slot: slot}
+	}
+	_, g.emptyGz = m.Files[precompress.Name(manifest.EmptyGraphPath)]
+	served := func(name string) *servedFile {
+		f := file(name)
+		if _, ok := m.Files[precompress.Name(name)]; ok {
+			f.gz = file(precompress.Name(name))
+		}
+		return f
 	}
 	for _, mg := range m.Graphs {
 		if _, ok := m.Files[mg.Path]; !ok {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/tree"
 )
@@ -64,6 +65,10 @@ type Handler struct {
 	metrics *metrics
 	openapi *content
 	empty   *content
+	// emptyGz is the empty graph's gzip copy, the bytes generate writes
+	// (graph/empty.json.gz): answered to clients that accept gzip when
+	// the tree served has it.
+	emptyGz *content
 	log     *slog.Logger
 
 	reloadMu sync.Mutex             // serialises generation loads
@@ -94,6 +99,7 @@ func NewHandler(opts Options) *Handler {
 		opts: opts, cache: newCache(opts.CacheBytes), metrics: newMetrics(), log: opts.Logger,
 		openapi: newContent(openAPIFor(opts.Prefixes)),
 		empty:   newContent(empty),
+		emptyGz: newContent(precompress.Gzip(empty)),
 		closing: make(chan struct{}),
 	}
 }
@@ -213,7 +219,11 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if t.gen == nil {
-			h.writeContent(w, r, mediaType, h.empty, h.opts.CacheControl)
+			if t.emptyGz && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+				writeGzipped(w, r, mediaType, h.emptyGz, h.opts.CacheControl)
+				return
+			}
+			writeIdentity(w, r, mediaType, h.empty, h.opts.CacheControl)
 			return
 		}
 		err := h.serveFile(w, r, mediaType, t.gen, t.file)
@@ -250,6 +260,9 @@ func parseGraphRequest(rawQuery, accept string, acceptPresent bool) (mediaType s
 type graphTarget struct {
 	gen  *Generation // acquired: released once the answer is written
 	file *servedFile
+	// emptyGz, with gen nil, tells that the tree has the empty graph's
+	// gzip copy.
+	emptyGz bool
 }
 
 // locate finds the file answering q in the generation being served.
@@ -260,14 +273,15 @@ func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
 	}
 	file, known, versionFound := gen.lookup(q.channel, q.arch, q.version)
 	if !known {
+		emptyGz := gen.emptyGz
 		gen.release()
 		h.metrics.fallback("unknown_channel")
-		return graphTarget{}, nil
+		return graphTarget{emptyGz: emptyGz}, nil
 	}
 	if q.version != "" && !versionFound {
 		h.metrics.fallback("unknown_version")
 	}
-	return graphTarget{gen, file}, nil
+	return graphTarget{gen: gen, file: file}, nil
 }
 
 func (h *Handler) reloader() func() {
@@ -277,22 +291,19 @@ func (h *Handler) reloader() func() {
 	return nil
 }
 
-// serveFile answers with f, a file of gen. Compressed responses come from
-// memory (gzip is computed once per content). Identity responses are
-// streamed from the tree with sendfile, as nginx does, while the file is
-// as it was when its digest was checked (checkFile): copying tens of
-// kilobytes per request from memory into the socket costs more than the
-// kernel's zero-copy path, and keeping every body in memory would grow
-// the heap with the tree. It returns an error only before anything was
-// written.
+// serveFile answers with f, a file of gen, or with its gzip copy (written
+// by generate) to a client that accepts gzip: nothing is compressed at
+// run time, and a tree without copies is answered uncompressed, as nginx
+// with gzip_static answers it. Either is streamed from the tree with
+// sendfile, as nginx does, while the file is as it was when its digest
+// was checked (checkFile): copying tens of kilobytes per request from
+// memory into the socket costs more than the kernel's zero-copy path, and
+// keeping every body in memory would grow the heap with the tree. It
+// returns an error only before anything was written.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType string, gen *Generation, f *servedFile) error {
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		c, err := h.gzipGraph(gen, f)
-		if err != nil {
-			return err
-		}
-		writeGzipped(w, r, mediaType, c, h.opts.CacheControl)
-		return nil
+	gzipped := false
+	if f.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		f, gzipped = f.gz, true
 	}
 	file, err := gen.open(f.slot.name)
 	if err != nil {
@@ -304,10 +315,15 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, mediaType st
 		return err
 	}
 	if !stream {
-		h.writeContent(w, r, mediaType, &content{body: data, etag: f.slot.etag}, h.opts.CacheControl)
+		c := &content{body: data, etag: f.slot.etag}
+		if gzipped {
+			writeGzipped(w, r, mediaType, c, h.opts.CacheControl)
+		} else {
+			writeIdentity(w, r, mediaType, c, h.opts.CacheControl)
+		}
 		return nil
 	}
-	if writeHeader(w, r, mediaType, f.slot.etag, h.opts.CacheControl, f.info.Size, false) && r.Method != http.MethodHead {
+	if writeHeader(w, r, mediaType, f.slot.etag, h.opts.CacheControl, f.info.Size, gzipped) && r.Method != http.MethodHead {
 		// sendfile through http's ReadFrom, of no more than the length sent.
 		io.Copy(w, io.LimitReader(file, f.info.Size))
 	}
@@ -336,45 +352,14 @@ func (h *Handler) content(gen *Generation, name string) (*content, error) {
 	return c, nil
 }
 
-// gzipContent returns the gzip answer (body and ETag) of name, a graph
-// file of gen recorded as f, compressed once. Only the compressed bytes
-// are cached, under their own key: clusters ask for gzip (Go's Transport
-// does), and graph JSON compresses to an eighth, so the cache holds eight
-// times as many graph files as it would with each plain body beside its
-// compressed one (a real-scale tree's 1.3 GB of graph files compress to
-// about 160 MB).
-func (h *Handler) gzipContent(gen *Generation, name string, f manifest.File) (*content, error) {
-	key := cacheKey{digest: f.SHA256, gzip: true}
-	if c := h.cache.get(key); c != nil {
-		return c, nil
+// writeIdentity answers with c as it is, whatever the client accepts.
+func writeIdentity(w http.ResponseWriter, r *http.Request, mediaType string, c *content, cacheControl string) {
+	if writeHeader(w, r, mediaType, c.etag, cacheControl, int64(len(c.body)), false) && r.Method != http.MethodHead {
+		w.Write(c.body)
 	}
-	data, f, err := gen.read(name)
-	if err != nil {
-		return nil, err
-	}
-	c := &content{body: gzipBytes(data), etag: gzipEtag(etagOf(f.SHA256))}
-	h.cache.add(key, c)
-	return c, nil
 }
 
-// gzipGraph is gzipContent for a graph file, its bytes read and checked
-// as streamed ones are (checkFile): a file that changed is reported once
-// per change, not at each request.
-func (h *Handler) gzipGraph(gen *Generation, f *servedFile) (*content, error) {
-	key := cacheKey{digest: f.slot.digest, gzip: true}
-	if c := h.cache.get(key); c != nil {
-		return c, nil
-	}
-	data, err := h.graphBytes(gen, f)
-	if err != nil {
-		return nil, err
-	}
-	c := &content{body: gzipBytes(data), etag: gzipEtag(f.slot.etag)}
-	h.cache.add(key, c)
-	return c, nil
-}
-
-// writeGzipped answers with c, a gzipContent answer.
+// writeGzipped answers with c, a gzip encoding (Content-Encoding: gzip).
 func writeGzipped(w http.ResponseWriter, r *http.Request, mediaType string, c *content, cacheControl string) {
 	if writeHeader(w, r, mediaType, c.etag, cacheControl, int64(len(c.body)), true) && r.Method != http.MethodHead {
 		w.Write(c.body)

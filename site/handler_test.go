@@ -3,12 +3,19 @@ package site_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -500,27 +507,65 @@ func TestGzip(t *testing.T) {
 	}
 }
 
-// TestGzipCachesOnlyCompressed checks that a graph file's gzip answer
-// costs the cache its compressed bytes only, and that the compressed
-// answer is served from the cache once made.
-func TestGzipCachesOnlyCompressed(t *testing.T) {
-	const target = "/graph?channel=stable-4.16&version=4.15.0"
+// TestGzipFromCopies: a graph's gzip answer is its copy in the tree
+// (FILE.gz, written by generate), byte for byte, with the copy's own ETag,
+// streamed as identity answers are (nothing compressed, nothing cached);
+// HEAD and If-None-Match answer for the copy. A tree without copies
+// answers uncompressed, as nginx's gzip_static does.
+func TestGzipFromCopies(t *testing.T) {
+	const (
+		target = "/graph?channel=stable-4.16&version=4.15.0"
+		file   = "graph/amd64/stable-4.16/4.15.0.json"
+	)
+	copyBytes := treeFile(t, file+".gz")
+	etag := `"` + manifest.SHA256(copyBytes)[:32] + `"`
+	plainTag := `"` + manifest.SHA256(treeFile(t, file))[:32] + `"`
 	for i := range clients(t, newHandler(t, "", site.Options{})) {
 		h := newHandler(t, "", site.Options{}) // an empty cache for each path
 		c := clients(t, h)[i]
 		t.Run(c.name, func(t *testing.T) {
-			res, body := c.do(t, "GET", target, hdr("Accept-Encoding", "gzip"))
-			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" {
-				t.Fatalf("status %d, Content-Encoding %q", res.StatusCode, res.Header.Get("Content-Encoding"))
+			for range 2 {
+				res, body := c.do(t, "GET", target, hdr("Accept-Encoding", "gzip"))
+				if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("ETag") != etag ||
+					!bytes.Equal(body, copyBytes) || !slices.Contains(res.Header.Values("Vary"), "Accept, Accept-Encoding") {
+					t.Fatalf("status %d, Content-Encoding %q, ETag %s (want %s), Vary %q, %d bytes (want the copy's %d)",
+						res.StatusCode, res.Header.Get("Content-Encoding"), res.Header.Get("ETag"), etag, res.Header.Values("Vary"), len(body), len(copyBytes))
+				}
 			}
-			if got := h.CachedBytes(); got != int64(len(body)) {
-				t.Errorf("cache holds %d bytes after one gzip answer of %d bytes", got, len(body))
+			if got := h.CachedBytes(); got != 0 {
+				t.Errorf("cache holds %d bytes after gzip answers streamed from the copy", got)
 			}
-			_, again := c.do(t, "GET", target, hdr("Accept-Encoding", "gzip"))
-			if !bytes.Equal(again, body) || h.CachedBytes() != int64(len(body)) {
-				t.Errorf("second answer differs or grew the cache to %d bytes", h.CachedBytes())
+			res, body := c.do(t, "HEAD", target, hdr("Accept-Encoding", "gzip"))
+			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "gzip" || res.ContentLength != int64(len(copyBytes)) || len(body) != 0 {
+				t.Errorf("HEAD: status %d, Content-Encoding %q, Content-Length %d", res.StatusCode, res.Header.Get("Content-Encoding"), res.ContentLength)
+			}
+			res, _ = c.do(t, "GET", target, hdr("Accept-Encoding", "gzip", "If-None-Match", etag))
+			if res.StatusCode != 304 {
+				t.Errorf("If-None-Match with the copy's ETag: %d", res.StatusCode)
+			}
+			res, _ = c.do(t, "GET", target, hdr("Accept-Encoding", "gzip", "If-None-Match", plainTag))
+			if res.StatusCode != 200 {
+				t.Errorf("If-None-Match with the identity ETag, asking for gzip: %d", res.StatusCode)
 			}
 		})
+	}
+	// Without copies.
+	dir := filepath.Join(t.TempDir(), "tree")
+	b, err := demoBuilt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := generator.Render(context.Background(), b, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: true}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(t, dir, site.Options{})
+	for _, c := range clients(t, h) {
+		for _, q := range []string{target, "/graph?channel=nope"} {
+			res, body := c.do(t, "GET", q, hdr("Accept-Encoding", "gzip"))
+			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" || !json.Valid(body) {
+				t.Errorf("%s: %s without copies: status %d, Content-Encoding %q", c.name, q, res.StatusCode, res.Header.Get("Content-Encoding"))
+			}
+		}
 	}
 }
 
@@ -592,8 +637,10 @@ func TestMetrics(t *testing.T) {
 	get(t, h, "/openapi", nil)                                       // 200 openapi
 	get(t, h, "/healthz", nil)                                       // 200 healthz
 	get(t, h, "/graph?channel=fast-4.16", hdr("If-None-Match", "*")) // 304
-	// Compressed answers are kept in memory; identity ones are streamed.
+	// Graph answers are streamed, in either encoding (gzip from the
+	// tree's copies); signatures are kept in memory.
 	get(t, h, "/graph?channel=fast-4.16", hdr("Accept-Encoding", "gzip"))
+	get(t, h, "/"+sigName, nil)
 	text := metricsText(t, h)
 	const graphs200 = n + 8
 	for series, want := range map[string]float64{
@@ -603,10 +650,11 @@ func TestMetrics(t *testing.T) {
 		`upgraph_http_requests_total{route="graph",status="304"}`:      1,
 		`upgraph_http_requests_total{route="other",status="404"}`:      1,
 		`upgraph_http_requests_total{route="signatures",status="400"}`: 1,
+		`upgraph_http_requests_total{route="signatures",status="200"}`: 1,
 		`upgraph_http_requests_total{route="openapi",status="200"}`:    1,
 		`upgraph_http_requests_total{route="healthz",status="200"}`:    1,
-		`upgraph_http_request_duration_seconds_count`:                  graphs200 + 8,
-		`upgraph_http_request_duration_seconds_bucket{le="+Inf"}`:      graphs200 + 8,
+		`upgraph_http_request_duration_seconds_count`:                  graphs200 + 9,
+		`upgraph_http_request_duration_seconds_bucket{le="+Inf"}`:      graphs200 + 9,
 		`upgraph_graph_fallbacks_total{reason="unknown_version"}`:      2,
 		`upgraph_graph_fallbacks_total{reason="unknown_channel"}`:      3,
 	} {

@@ -96,6 +96,8 @@ func renderDemo(dir string, opts generator.RenderOptions) error {
 	// The API tests pin what a tree without the viewer serves (nothing but
 	// the API); static_test.go adds a viewer of its own.
 	opts.NoViewer = true
+	// As upgraph generate writes it: with the gzip copies.
+	opts.Precompress = true
 	_, err = generator.Render(context.Background(), b, opts)
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/precompress"
 )
 
 // treeFile reports whether name (relative to the tree's root) is a file a
@@ -39,17 +40,15 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 	}
 	c := gen.index
 	if name != manifest.FileName {
-		f, ok := gen.Manifest.Files[name]
-		if !ok {
+		if _, ok := gen.Manifest.Files[name]; !ok {
 			return false
 		}
-		// Graph files compressed as /graph answers them: the cache then
-		// holds (and counts) their compressed bytes only.
-		gzipGraph := strings.HasPrefix(name, "graph/") && acceptsGzip(r.Header.Get("Accept-Encoding"))
-		var err error
+		// Graph files answered as /graph answers them: from their gzip
+		// copies.
+		gzipGraph, gz, err := h.copyContent(gen, r, name)
 		if gzipGraph {
-			c, err = h.gzipContent(gen, name, f)
-		} else {
+			c = gz
+		} else if err == nil {
 			c, err = h.content(gen, name)
 		}
 		if err == nil && gzipGraph {
@@ -70,6 +69,18 @@ func (h *Handler) serveTree(w http.ResponseWriter, r *http.Request) bool {
 		h.writeContent(w, r, mediaTypeOf(name), c, h.opts.CacheControl)
 	}
 	return true
+}
+
+// copyContent returns the content of name's gzip copy (written by
+// generate) when r accepts gzip and the tree has one; gz is false
+// otherwise.
+func (h *Handler) copyContent(gen *Generation, r *http.Request, name string) (gz bool, c *content, err error) {
+	gzName := precompress.Name(name)
+	if _, ok := gen.Manifest.Files[gzName]; !ok || !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		return false, nil, nil
+	}
+	c, err = h.content(gen, gzName)
+	return err == nil, c, err
 }
 
 func mediaTypeOf(name string) string {

@@ -58,6 +58,8 @@ version one more than --out's previous signed generation.`,
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of reading and of rendering and writing; 0: 4 reads at a time, 2 × CPUs for rendering and writing"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out; default: as the source tree (graph endpoints: with it)"},
 			&cli.BoolFlag{Name: "viewer", Usage: "write the static viewer even if the source tree has none"},
+			&cli.BoolFlag{Name: "no-precompress", Usage: "leave out the gzip copies of graph and catalog files (FILE.gz); default: as the source tree (graph endpoints: with them)"},
+			&cli.BoolFlag{Name: "precompress", Usage: "write the gzip copies of graph and catalog files even if the source tree has none"},
 		}, append(append(guardFlags(), treeFlags()...), append(trustFlags(), signFlags()...)...)...),
 		Action: withLog(runMirrorTree),
 	}
@@ -76,6 +78,13 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	case c.Bool("viewer"), c.Bool("no-viewer"):
 		v := c.Bool("viewer")
 		opts.Viewer = &v
+	}
+	switch {
+	case c.Bool("precompress") && c.Bool("no-precompress"):
+		return fmt.Errorf("--precompress and --no-precompress: give one")
+	case c.Bool("precompress"), c.Bool("no-precompress"):
+		v := c.Bool("precompress")
+		opts.Precompress = &v
 	}
 	var err error
 	if expr := c.String("channel"); expr != "" {

@@ -32,7 +32,9 @@ to run as: nginx -c FILE -p PREFIX.`,
 					&cli.StringFlag{Name: "listen", Value: "8080", Usage: "argument of nginx's listen directive"},
 					&cli.StringSliceFlag{Name: "prefix", Usage: `path prefixes of the graph and signature routes (default "" and /api/upgrades_info)`},
 					&cli.StringFlag{Name: "cache-control", Usage: "Cache-Control of graphs and tree files (default: as upgraph serve)"},
-					&cli.BoolFlag{Name: "gzip-static", Usage: "serve FILE.gz next to FILE (only for precompressed trees)"},
+					// Always on now (generate writes the copies); accepted
+					// so that existing scripts keep working.
+					&cli.BoolFlag{Name: "gzip-static", Hidden: true, Usage: "no effect: FILE.gz is always served when present"},
 					&cli.BoolFlag{Name: "full", Usage: "print a whole nginx.conf instead of an http-block snippet"},
 					&cli.StringFlag{Name: "state-dir", Usage: "with --full: directory for pid, logs and temp files (default: nginx's -p prefix)"},
 					&cli.BoolFlag{Name: "foreground", Usage: `with --full: add "daemon off;"`},
@@ -98,7 +100,6 @@ func runEdgeNginx(c *cli.Context) error {
 		Root:         root,
 		Listen:       c.String("listen"),
 		CacheControl: c.String("cache-control"),
-		GzipStatic:   c.Bool("gzip-static"),
 		Full:         c.Bool("full"),
 		StateDir:     c.String("state-dir"),
 		Foreground:   c.Bool("foreground"),

@@ -85,6 +85,7 @@ of the tree is the same with or without --sign. See docs/signing.md.`,
 			&cli.BoolFlag{Name: "skip-invalid", Usage: "skip graph-data files that do not parse, with a warning, as upstream does, instead of failing"},
 			&cli.BoolFlag{Name: "upstream-quirks", Usage: "reproduce upstream's accidental behaviours (see README)"},
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
+			&cli.BoolFlag{Name: "no-precompress", Usage: "leave out the gzip copy (FILE.gz, deterministic, best compression) written beside every graph file and every catalog file of 1 KiB and more, from which serve, nginx and CDNs answer clients that accept gzip; without them, such clients get the plain file"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping and of rendering and writing; 0: 16 tags at a time when scraping, 2 × CPUs for rendering and writing"},
 			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog to publish under operators/NAME/, as NAME=SOURCE (repeatable; NAME a DNS-1123 label): SOURCE is " + catalogSourceSyntax},
 			catalogSetFlag("operator catalogs with their priorities: a YAML or JSON file of catalogs {name, source, priority} (docs/operators.md, schema/cli/catalog-set.schema.json); each is published as --catalog NAME=SOURCE is"),
@@ -165,7 +166,7 @@ func runGenerate(c *cli.Context) error {
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
 		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log)},
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
-		Check: check, Catalogs: cats, Sign: signer,
+		Check: check, Catalogs: cats, Sign: signer, Precompress: !c.Bool("no-precompress"),
 	})
 	if err != nil {
 		return interrupted(c, err, out)

@@ -313,7 +313,7 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 	}
 	m, err := generator.Render(ctx, built, generator.RenderOptions{
 		Store: writer.DirStore{Dir: out}, GeneratedAt: at, Workers: r.c.Int("workers"), Logger: r.log,
-		Check: guard, Catalogs: cats, Sign: signer,
+		Check: guard, Catalogs: cats, Sign: signer, Precompress: true,
 	})
 	if err != nil {
 		return "", refused, err

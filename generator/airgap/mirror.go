@@ -56,6 +56,11 @@ type Options struct {
 	// written: nil keeps the source's choice, a tree's index.json listing
 	// index.html or not; a graph endpoint, which has no say, gets it.
 	Viewer *bool
+	// Precompress says whether the gzip copies of graph and catalog files
+	// (generator.RenderOptions.Precompress) are written: nil keeps the
+	// source's choice, a tree's index.json "precompressed"; a graph
+	// endpoint gets them.
+	Precompress *bool
 	// Check, when set, is given the manifest of what is about to be
 	// written; an error leaves the output as it was (the shrink guard).
 	Check func(next *manifest.Manifest) error
@@ -156,10 +161,11 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 		built.Signatures = sigs
 	}
 	noViewer := !withViewer(opts.Viewer, t.Manifest)
+	precompressed := withPrecompress(opts.Precompress, t.Manifest)
 	render := func(store writer.Store) (err error) {
 		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
 			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
-			NoViewer: noViewer, Catalogs: cats, Sign: opts.Sign,
+			NoViewer: noViewer, Catalogs: cats, Sign: opts.Sign, Precompress: precompressed,
 		})
 		return err
 	}
@@ -203,6 +209,14 @@ func withViewer(asked *bool, src *manifest.Manifest) bool {
 	}
 	_, ok := src.Files[viewerFile]
 	return ok
+}
+
+// withPrecompress is whether the mirror has gzip copies (Options.Precompress).
+func withPrecompress(asked *bool, src *manifest.Manifest) bool {
+	if asked != nil {
+		return *asked
+	}
+	return src == nil || src.Precompressed != ""
 }
 
 // graphDataInput carries the source's graph-data identity into the

@@ -38,6 +38,12 @@ type Manifest struct {
 	Channels    []string `json:"channels"`
 	Counts      Counts   `json:"counts"`
 	Graphs      []Graph  `json:"graphs"`
+	// Precompressed is the encoding of the copies every graph and catalog
+	// file has beside it (FILE.gz, listed in Files; "gzip"), omitted for a
+	// tree without them (generate --no-precompress): servers answer
+	// clients that accept it from the copies, never compressing at run
+	// time.
+	Precompressed string `json:"precompressed,omitempty"`
 	// Catalogs are the operator catalogs of the tree (upgraph generate
 	// --catalog), by name; omitted when there are none, so trees of
 	// release graphs only keep the index.json they always had.

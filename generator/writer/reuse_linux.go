@@ -107,16 +107,8 @@ func (t *previousTree) at(rel, base string) (dir int, name string, ok bool) {
 // into dst when it is a regular file holding exactly data, and reports
 // whether it did.
 func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
-	dir, name, ok := t.at(dst.rel, base)
+	fd, ok := t.openFile(dst, base)
 	if !ok {
-		return false
-	}
-	fd, err := retryEINTR(func() (int, error) {
-		return unix.Openat2(dir, name, &unix.OpenHow{
-			Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC, Resolve: resolveInTree,
-		})
-	})
-	if err != nil {
 		return false
 	}
 	defer unix.Close(fd)
@@ -124,6 +116,66 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != int64(len(data)) || !holds(fd, data) {
 		return false
 	}
+	return t.linkInto(fd, dst, base)
+}
+
+// carry returns the bytes of the previous tree's file of the same name as
+// dst/base when it is a regular file of at most maxCarried bytes whose
+// bytes accept approves, and with link hard-links it into dst.
+func (t *previousTree) carry(dst *treeDir, base string, accept func([]byte) bool, link bool) ([]byte, bool) {
+	fd, ok := t.openFile(dst, base)
+	if !ok {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxCarried {
+		return nil, false
+	}
+	data, ok := readWhole(fd, st.Size)
+	if !ok || !accept(data) || (link && !t.linkInto(fd, dst, base)) {
+		return nil, false
+	}
+	return data, true
+}
+
+// readWhole reads the size bytes of the file open as fd.
+func readWhole(fd int, size int64) ([]byte, bool) {
+	data := make([]byte, size)
+	for off := 0; off < len(data); {
+		n, err := unix.Pread(fd, data[off:], int64(off))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return nil, false
+		}
+		off += n
+	}
+	return data, true
+}
+
+// maxCarried bounds the file carry reads whole: a copy is smaller than
+// the largest file a generation renders.
+const maxCarried = 256 << 20
+
+// openFile opens the previous tree's file of the same name as dst/base,
+// beneath the tree.
+func (t *previousTree) openFile(dst *treeDir, base string) (int, bool) {
+	dir, name, ok := t.at(dst.rel, base)
+	if !ok {
+		return -1, false
+	}
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat2(dir, name, &unix.OpenHow{
+			Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC, Resolve: resolveInTree,
+		})
+	})
+	return fd, err == nil
+}
+
+// linkInto links the file open as fd into dst as base.
+func (t *previousTree) linkInto(fd int, dst *treeDir, base string) bool {
 	// The inode compared is the one linked: through its descriptor, not a
 	// second lookup of the name, which another process could have changed.
 	newDir, newName := dst.at(base)

@@ -9,3 +9,6 @@ type previousTree struct{}
 func openPrevious(string) *previousTree                                   { return nil }
 func (t *previousTree) close()                                            {}
 func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool { return false }
+func (t *previousTree) carry(*treeDir, string, func([]byte) bool, bool) ([]byte, bool) {
+	return nil, false
+}

@@ -257,7 +257,7 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 		return nil, fmt.Errorf("output: %w", err)
 	}
 	s.trace(PhaseStaged)
-	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), handles: newHandleBudget()},
+	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), previousDir: dir, handles: newHandleBudget()},
 		store: s, final: dir, tmp: tmp, unlock: unlock, trash: trash}, nil
 }
 
@@ -331,8 +331,10 @@ type treeFiles struct {
 	// previous, when set, is the tree this one replaces: a file whose
 	// bytes it already holds is linked from there instead of written.
 	previous *previousTree
-	dirs     sync.Map // slash-separated relative path → *treeDir, created
-	handles  *handleBudget
+	// previousDir is where previous was opened.
+	previousDir string
+	dirs        sync.Map // slash-separated relative path → *treeDir, created
+	handles     *handleBudget
 }
 
 // handleBudget bounds the directory handles a tree keeps open: a tree can

@@ -6,6 +6,8 @@
 // else graph/<arch>/<channel>.json. The query string is cleared, so the
 // cache key is the object alone and a cluster's id never splits the cache.
 //
+// A viewer accepting gzip gets FILE.gz, stored with Content-Encoding: gzip.
+//
 // Unknown channels, arches and versions name objects that do not exist.
 // The distribution maps origin 403 and 404 to /graph/empty.json with
 // response code 200 (a custom error response): the policy-engine's answer
@@ -69,8 +71,25 @@ function handler(event) {
   } else {
     req.uri = '/graph/' + arch + '/' + channel + '.json';
   }
+  if (acceptsGzip(h['accept-encoding'])) {
+    req.uri += '.gz';
+  }
   req.querystring = {};
   return req;
+}
+
+// Accept-Encoding as the Go handler reads it: gzip's q, else *'s, above 0.
+function acceptsGzip(hdr) {
+  var g = -1, star = -1;
+  (hdr ? (hdr.multiValue ? hdr.multiValue.map(value).join(',') : hdr.value) : '').split(',').forEach(function (part) {
+    var ps = part.split(';'), c = ps[0].trim().toLowerCase(), q = 1;
+    ps.slice(1).forEach(function (p) {
+      var m = /^\s*q\s*=\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)\s*$/i.exec(p);
+      if (m) q = Number(m[1]);
+    });
+    if (c === 'gzip' || c === 'x-gzip') g = q; else if (c === '*') star = q;
+  });
+  return g >= 0 ? g > 0 : star > 0;
 }
 
 function isGraphRoute(uri) {

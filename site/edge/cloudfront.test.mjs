@@ -72,6 +72,20 @@ test('rewrites a cluster request to its per-version object', () => {
   assertRewrite({ raw: 'arch=multi&channel=fast-4.16&version=4.16.3' }, '/graph/multi/fast-4.16/4.16.3.json');
 });
 
+test('a viewer accepting gzip gets the gzip copy, FILE.gz (Accept-Encoding read as the Go handler reads it)', () => {
+  const raw = `arch=amd64&channel=stable-4.16&id=${ID}&version=4.16.3`;
+  for (const [ae, gz] of [['gzip', true], ['gzip, deflate, br', true], ['br;q=1.0, gzip;q=0.8, *;q=0.1', true], ['x-gzip', true],
+    ['*', true], ['GZIP ; Q=0.001', true], ['gzip;q=0', false], ['gzip;q=0, *', false], ['*;q=0', false], ['br', false],
+    ['identity', false], ['', false], [['br', 'gzip'], true], ['gzip;q=oops', true], ['*;q=0, gzip;q=0.5', true]]) {
+    assertRewrite({ raw, headers: { 'accept-encoding': ae } }, '/graph/amd64/stable-4.16/4.16.3.json' + (gz ? '.gz' : ''));
+  }
+  assertRewrite({ raw: 'channel=stable-4.16', headers: { 'accept-encoding': 'gzip' } }, '/graph/amd64/stable-4.16.json.gz');
+  assertRewrite({ raw: 'channel=..', headers: { 'accept-encoding': 'gzip' } }, '/graph/empty.json.gz');
+  // Other paths are served as stored, whatever the viewer accepts.
+  const out = run({ uri: '/index.json', headers: { 'accept-encoding': 'gzip' } });
+  assert.equal(out.uri, '/index.json');
+});
+
 test('every graph route is served, other paths pass through untouched', () => {
   for (const uri of ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph']) {
     assertRewrite({ uri, raw: 'channel=stable-4.16' }, '/graph/amd64/stable-4.16.json');

@@ -197,7 +197,7 @@ func demoTrees(t testing.TB) map[bool]string {
 		demoDirs = map[bool]string{true: filepath.Join(testRoot, "demo"), false: filepath.Join(testRoot, "demo-no-viewer")}
 		for viewer, dir := range demoDirs {
 			if _, err := generator.Render(context.Background(), b, generator.RenderOptions{
-				Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: !viewer,
+				Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), NoViewer: !viewer, Precompress: true,
 			}); err != nil {
 				demoErr = err
 				return

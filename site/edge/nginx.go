@@ -26,9 +26,6 @@ type NginxOptions struct {
 	// CacheControl for graph responses and the tree's files (index.json,
 	// the viewer), as the Go handler's; "" means site.DefaultCacheControl.
 	CacheControl string
-	// GzipStatic serves FILE.gz next to FILE when present. Only set it when
-	// the tree was precompressed; otherwise nginx compresses on the fly.
-	GzipStatic bool
 
 	// Full renders a whole nginx.conf, usable as `nginx -c FILE -p PREFIX`,
 	// instead of the http-level snippet (maps and one server block) meant

@@ -260,11 +260,17 @@ func TestNginxConditional(t *testing.T) {
 	}
 }
 
-// TestNginxGzip checks that both compress graphs for clients that accept
-// gzip (as the CVO's Go transport does) to the same content.
+// TestNginxGzip checks that both answer clients that accept gzip (as the
+// CVO's Go transport does) with the same content: graphs with the tree's
+// gzip copies, byte for byte (neither compresses them), HEAD included;
+// the tree's other files compressed as they are sent.
 func TestNginxGzip(t *testing.T) {
 	dir := demoTree(t)
 	ngx, goURL := startNginx(t, dir), startGo(t, dir)
+	copies := map[string]string{
+		"/graph?channel=fast-4.16": "graph/amd64/fast-4.16.json.gz", "/graph?channel=nope": "graph/empty.json.gz",
+		"/graph?channel=fast-4.16&version=4.16.0": "graph/amd64/fast-4.16/4.16.0.json.gz", "/graph/amd64/fast-4.16.json": "graph/amd64/fast-4.16.json.gz",
+	}
 	for _, target := range []string{"/graph?channel=fast-4.16", "/graph?channel=nope", "/graph?channel=fast-4.16&version=4.16.0",
 		"/", "/index.json", "/viewer/app.js", "/graph/amd64/fast-4.16.json", "/signatures/" + sig + "1"} {
 		want := fetch(t, noGzip, http.MethodGet, goURL+target, "Accept-Encoding: gzip")
@@ -274,6 +280,27 @@ func TestNginxGzip(t *testing.T) {
 		}
 		if g, w := gunzip(t, got.body), gunzip(t, want.body); !bytes.Equal(g, w) {
 			t.Errorf("%s: decompressed bodies differ:\nnginx %s\nGo    %s", target, g, w)
+		}
+		if name, ok := copies[target]; ok {
+			copyBytes, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.body, copyBytes) || !bytes.Equal(want.body, copyBytes) {
+				t.Errorf("%s: nginx %d bytes, Go %d bytes; want the copy %s, %d bytes", target, len(got.body), len(want.body), name, len(copyBytes))
+			}
+			for _, h := range []string{"Content-Type", "Content-Length", "Vary", "Cache-Control"} {
+				if got.header.Get(h) != want.header.Get(h) {
+					t.Errorf("%s: %s nginx %q, Go %q", target, h, got.header.Get(h), want.header.Get(h))
+				}
+			}
+			wantHead := fetch(t, noGzip, http.MethodHead, goURL+target, "Accept-Encoding: gzip")
+			gotHead := fetch(t, noGzip, http.MethodHead, ngx+target, "Accept-Encoding: gzip")
+			for _, h := range []string{"Content-Encoding", "Content-Length", "Content-Type"} {
+				if gotHead.header.Get(h) != wantHead.header.Get(h) {
+					t.Errorf("HEAD %s: %s nginx %q, Go %q", target, h, gotHead.header.Get(h), wantHead.header.Get(h))
+				}
+			}
 		}
 	}
 	// Errors are never compressed.

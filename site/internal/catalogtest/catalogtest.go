@@ -25,6 +25,7 @@ import (
 	"github.com/upgraph/upgraph/generator/manifest"
 	gensource "github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/precompress"
 )
 
 // Catalog names in the trees Tree writes.
@@ -74,7 +75,7 @@ func Tree(ctx context.Context, dir string) (map[string]*Oracle, error) {
 	}
 	if _, err := generator.Render(ctx, built, generator.RenderOptions{
 		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), NoViewer: true,
-		Catalogs: []*catviews.Catalog{community},
+		Catalogs: []*catviews.Catalog{community}, Precompress: true, // as upgraph generate writes it
 	}); err != nil {
 		return nil, err
 	}
@@ -84,7 +85,11 @@ func Tree(ctx context.Context, dir string) (map[string]*Oracle, error) {
 	}
 	extra := map[string][]byte{}
 	for _, f := range metas.Files(fixture) {
-		extra["operators/"+Fixture+"/"+f.Path] = f.Data
+		name := "operators/" + Fixture + "/" + f.Path
+		extra[name] = f.Data
+		if precompress.Wanted(name, len(f.Data)) { // as generate writes them
+			extra[precompress.Name(name)] = precompress.Gzip(f.Data)
+		}
 	}
 	if err := addFiles(ctx, dir, extra); err != nil {
 		return nil, err

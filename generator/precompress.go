@@ -1,0 +1,182 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/precompress"
+)
+
+// copier makes the gzip copies of a generation (RenderOptions.Precompress).
+type copier struct {
+	gz precompress.Compressors
+	// previous is the file table of the generation replaced (nil: none):
+	// a copy it lists is carried over, instead of compressed again, when
+	// its file is unchanged and it still has the digest listed.
+	previous map[string]manifest.File
+}
+
+// newCopier returns the copier of a generation into st.
+func newCopier(st writer.Staging) *copier {
+	c := &copier{}
+	if carrier, ok := st.(writer.Carrier); ok {
+		if dir := carrier.PreviousDir(); dir != "" {
+			if m, err := manifest.Read(dir); err == nil && m.Precompressed == precompress.Encoding {
+				c.previous = m.Files
+			}
+		}
+	}
+	return c
+}
+
+// pendingCopy is a copy the previous generation has, to be carried over
+// once its digest is checked (finishCopies).
+type pendingCopy struct {
+	f        *treeFile
+	data     []byte // f's bytes, compressed if the copy is not carried
+	old      []byte
+	previous manifest.File
+}
+
+// putWithCopy stores f (data) and, when the batch makes copies and f gets
+// one (precompress.Wanted), its gzip copy.
+func (fb *fileBatch) putWithCopy(ctx context.Context, st writer.Staging, f *treeFile, data []byte) error {
+	carrier, _ := st.(writer.Carrier)
+	carried := false
+	if carrier != nil {
+		var err error
+		if carried, err = carrier.PutCarried(ctx, f.name, data); err != nil {
+			return err
+		}
+	} else if err := st.Put(ctx, f.name, data); err != nil {
+		return err
+	}
+	return fb.putCopy(ctx, st, f, data, carried)
+}
+
+// putCopy stores the gzip copy of f (data), when it gets one, recorded
+// as f.gz once finishCopies has hashed it. A file carried over from the
+// previous tree carries its copy over too when that copy is the one this
+// compressor makes of it (precompress.Matches) and still has the digest
+// the previous index.json lists: a regeneration compresses only what
+// changed. A copy written now gets its file's modification time.
+func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile, data []byte, carried bool) error {
+	f.gz = nil
+	if fb.gzip == nil || !precompress.Wanted(f.name, len(data)) {
+		return nil
+	}
+	name := precompress.Name(f.name)
+	if carrier, ok := st.(writer.Carrier); ok && carried {
+		if prev, listed := fb.gzip.previous[name]; listed {
+			old, ok, err := carrier.Previous(ctx, name)
+			if err != nil {
+				return err
+			}
+			if ok && int64(len(old)) == prev.Size && precompress.Matches(old, data) {
+				fb.pending = append(fb.pending, pendingCopy{f: f, data: data, old: old, previous: prev})
+				return nil
+			}
+		}
+	}
+	return fb.compressCopy(ctx, st, f, data)
+}
+
+// compressCopy compresses data, f's bytes, and stores the copy.
+func (fb *fileBatch) compressCopy(ctx context.Context, st writer.Staging, f *treeFile, data []byte) error {
+	name := precompress.Name(f.name)
+	var dst []byte
+	if n := len(fb.copies); n < len(fb.gzBufs) {
+		dst = fb.gzBufs[n][:0]
+	}
+	gz := fb.gzip.gz.Gzip(dst, data)
+	if n := len(fb.copies); n < len(fb.gzBufs) {
+		fb.gzBufs[n] = gz
+	} else {
+		fb.gzBufs = append(fb.gzBufs, gz)
+	}
+	f.gz = &treeFile{name: name, data: gz}
+	fb.copies = append(fb.copies, f.gz)
+	if err := st.Put(ctx, name, gz); err != nil {
+		return err
+	}
+	if tc, ok := st.(writer.TimeCopier); ok {
+		return tc.CopyTime(ctx, f.name, name)
+	}
+	return nil
+}
+
+// finishCopies carries over the pending copies whose digest is the one
+// listed (compressing the others), then records the digest and size of
+// every copy of the batch, hashed together (manifest.SHA256s), and
+// forgets their bytes.
+func (fb *fileBatch) finishCopies(ctx context.Context, st writer.Staging) error {
+	if len(fb.pending) > 0 {
+		bufs := fb.hashed[:0]
+		for _, p := range fb.pending {
+			bufs = append(bufs, p.old)
+		}
+		digests := manifest.SHA256s(bufs)
+		carrier := st.(writer.Carrier) // pending only with one
+		for i, p := range fb.pending {
+			if digests[i] == p.previous.SHA256 {
+				// The inode linked holds the bytes hashed.
+				_, ok, err := carrier.CarryOver(ctx, precompress.Name(p.f.name), func(b []byte) bool { return bytes.Equal(b, p.old) })
+				if err != nil {
+					return err
+				}
+				if ok {
+					p.f.gz = &treeFile{name: precompress.Name(p.f.name), info: p.previous}
+					continue
+				}
+			}
+			if err := fb.compressCopy(ctx, st, p.f, p.data); err != nil {
+				return err
+			}
+		}
+		clear(bufs)
+		fb.hashed = bufs[:0]
+		clear(fb.pending)
+		fb.pending = fb.pending[:0]
+	}
+	if len(fb.copies) == 0 {
+		return nil
+	}
+	bufs := fb.hashed[:0]
+	for _, c := range fb.copies {
+		bufs = append(bufs, c.data)
+	}
+	for i, digest := range manifest.SHA256s(bufs) {
+		c := fb.copies[i]
+		c.info = manifest.File{SHA256: digest, Size: int64(len(c.data))}
+		c.data = nil
+	}
+	clear(bufs)
+	fb.hashed = bufs[:0]
+	clear(fb.copies)
+	fb.copies = fb.copies[:0]
+	return nil
+}
+
+// linkCopy makes f's gzip copy a link to its owner's, as f is to its
+// owner: identical files have identical copies.
+func linkCopy(ctx context.Context, links writer.Linker, f *treeFile) error {
+	if f.owner.gz == nil {
+		return nil
+	}
+	return links.Link(ctx, f.owner.gz.name, precompress.Name(f.name))
+}
+
+// copyInfo is the name and record of f's gzip copy (its owner's, for a
+// linked f), ok false when it has none.
+func copyInfo(f *treeFile) (name string, info manifest.File, ok bool) {
+	src := f
+	if f.owner != nil {
+		src = f.owner
+	}
+	if src.gz == nil {
+		return "", manifest.File{}, false
+	}
+	return precompress.Name(f.name), src.gz.info, true
+}
