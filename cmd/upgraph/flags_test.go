@@ -220,7 +220,9 @@ var invalidFlags = map[string]badFlag{
 	"--catalog-platform": {bad: []string{"", "linux", "linux amd64", "linux/amd64/v8/x"}},
 	"generate --out":     {bad: badOutDirs},
 	// "" matches every channel: no filter.
-	"generate --channel": {bad: []string{"(", "a["}},
+	"generate --channel":         {bad: []string{"(", "a["}},
+	"generate --rollout-buckets": {bad: []string{"0", "-1", "3", "7", "20000"}},
+	"generate --at":              {bad: []string{"", "yesterday", "2026-13-01T00:00:00Z", "1.5"}},
 
 	"serve --dir":      {bad: []string{"", "missing", "emptydir", "file.txt"}}, // file.txt: neither a tree nor a bundle
 	"serve --bundle":   {bad: []string{"", "missing", "emptydir", "file.txt"}},
