@@ -86,6 +86,9 @@ type servedFile struct {
 	name string
 	info manifest.File
 	slot *contentSlot
+	// variants are the phased-rollout buckets' own copies of the file
+	// (manifest.Rollouts.Variants), by bucket; nil without any.
+	variants map[int]*servedFile
 }
 
 // contentSlot is one distinct content of a generation.
@@ -120,7 +123,7 @@ func Load(dir string, log *slog.Logger) (*Generation, error) {
 	// the tree would have it make directories there.
 	for name := range m.Files {
 		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) ||
-			strings.HasPrefix(name, OperatorsDir) || treeFile(name)) {
+			strings.HasPrefix(name, OperatorsDir) || strings.HasPrefix(name, manifest.RolloutDir) || treeFile(name)) {
 			return nil, fmt.Errorf("%s: index.json names %q, which is not a file of a tree", dir, name)
 		}
 	}
@@ -187,6 +190,12 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			g.slots = append(g.slots, slot)
 		}
 		return &servedFile{name: name, info: f, slot: slot}
+	}
+	if m.Rollouts != nil {
+		var err error
+		if served, err = withVariants(m, served); err != nil {
+			return nil, err
+		}
 	}
 	for _, mg := range m.Graphs {
 		if _, ok := m.Files[mg.Path]; !ok {

@@ -216,6 +216,7 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 			h.writeContent(w, r, mediaType, h.empty, h.opts.CacheControl)
 			return
 		}
+		setBucket(w, t.bucket)
 		err := h.serveFile(w, r, mediaType, t.gen, t.file)
 		t.gen.release()
 		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
@@ -250,6 +251,8 @@ func parseGraphRequest(rawQuery, accept string, acceptPresent bool) (mediaType s
 type graphTarget struct {
 	gen  *Generation // acquired: released once the answer is written
 	file *servedFile
+	// bucket is the phased-rollout bucket answered (-1: no rollouts).
+	bucket int
 }
 
 // locate finds the file answering q in the generation being served.
@@ -267,7 +270,8 @@ func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
 	if q.version != "" && !versionFound {
 		h.metrics.fallback("unknown_version")
 	}
-	return graphTarget{gen, file}, nil
+	file, bucket := forBucket(gen, file, q)
+	return graphTarget{gen, file, bucket}, nil
 }
 
 func (h *Handler) reloader() func() {

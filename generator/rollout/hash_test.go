@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -120,10 +119,3 @@ func TestShare(t *testing.T) {
 	}
 }
 
-// RandomUUID is a random version-4 UUID as the CVO's clusterID reads.
-func RandomUUID(rng *rand.Rand) string {
-	a, b := rng.Uint64(), rng.Uint64()
-	a = a&^0xf000 | 0x4000
-	b = b&^(0xc<<60) | 0x8<<60
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, (a>>16)&0xffff, a&0xffff, b>>48, b&0xffffffffffff)
-}

@@ -121,7 +121,7 @@ func same(rs []Rollout, n int, a, b int64) bool {
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, wantErr string
-		want            Rollout
+		want                Rollout
 	}{
 		{"full", "version: 4.16.3\nchannels: [stable-4.16]\nstart_epoch: 1790000000\nstart_percentage: 0.1\nduration_minutes: 2880\n", "",
 			Rollout{Version: "4.16.3", Channels: []string{"stable-4.16"}, StartEpoch: 1790000000, StartValue: 0.1, DurationMinutes: 2880}},
