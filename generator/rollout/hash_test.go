@@ -118,4 +118,3 @@ func TestShare(t *testing.T) {
 		}
 	}
 }
-
