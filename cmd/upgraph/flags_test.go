@@ -240,12 +240,13 @@ var invalidFlags = map[string]badFlag{
 		"x=file:emptydir", "x=image:quay.io/Bad Ref", "a=emptydir,a=emptydir"}},
 	// A missing directory is made; junkdir holds no tree/ and is a
 	// working directory like any other.
-	"service --data":     {bad: []string{"", "file.txt"}},
-	"service --interval": {bad: []string{"0", "-1s"}},
-	"service --listen":   {bad: []string{"", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:abc"}},
-	"service --prefix":   {bad: []string{"a b", "x?y"}},
-	"service --cache-mb": {bad: []string{"-1", "99999999999999"}},
-	"service --publish":  {bad: []string{"", "http://127.0.0.1:1/b", "s3://"}},
+	"service --data":            {bad: []string{"", "file.txt"}},
+	"service --interval":        {bad: []string{"0", "-1s"}},
+	"service --rollout-buckets": {bad: []string{"0", "3", "-10"}},
+	"service --listen":          {bad: []string{"", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:abc"}},
+	"service --prefix":          {bad: []string{"a b", "x?y"}},
+	"service --cache-mb":        {bad: []string{"-1", "99999999999999"}},
+	"service --publish":         {bad: []string{"", "http://127.0.0.1:1/b", "s3://"}},
 
 	"synth-releases --graph-data": {bad: []string{"", "missing", "file.txt",
 		"image:quay.io/x/gd:1"}}, // images are not read here: a missing path

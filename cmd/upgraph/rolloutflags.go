@@ -15,7 +15,7 @@ import (
 // rolloutFlags are generate's phased-rollout flags (docs/rollouts.md).
 func rolloutFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "rollout-buckets", Value: 10, Usage: "phased rollouts (graph-data rollouts/): the number N of client buckets, each offered a rolling release once its share is reached; a divisor of 10000"},
+		rolloutBucketsFlag(),
 		&cli.StringFlag{Name: "at", Usage: "phased rollouts: the time the buckets are computed for, RFC 3339 or Unix seconds (default: SOURCE_DATE_EPOCH, else now)"},
 	}
 }
@@ -31,6 +31,10 @@ func checkRolloutFlags(c *cli.Context) error {
 	}
 	_, err := parseAt(c.String("at"), time.Time{})
 	return err
+}
+
+func rolloutBucketsFlag() cli.Flag {
+	return &cli.IntFlag{Name: "rollout-buckets", Value: 10, Usage: "phased rollouts (graph-data rollouts/, docs/rollouts.md): the number N of client buckets, each offered a rolling release once its share is reached; a divisor of 10000"}
 }
 
 // rolloutPlan is the generation's rollout plan: nil when graph-data has no

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -167,4 +168,48 @@ func TestConflicts(t *testing.T) {
 	if conflicts(rs[:2]) != nil {
 		t.Errorf("rollouts in distinct channels conflict")
 	}
+}
+
+// TestOfferedShare is issue 28's share check: over 100,000 random cluster
+// ids, stepping T from before the start to past the end, the fraction of
+// clusters offered the release (their id's bucket offered) is the
+// fraction of open buckets within ±1 %, never decreases, no cluster once
+// offered loses it, and every cluster has it at the end.
+func TestOfferedShare(t *testing.T) {
+	const ids, n = 100_000, 10
+	r := Rollout{Version: "4.16.3", StartEpoch: 1_000_000, StartValue: 0.05, DurationMinutes: 48 * 60}
+	rng := rand.New(rand.NewPCG(100, 28))
+	buckets := make([]int, ids)
+	for i := range buckets {
+		buckets[i] = HashBucket(RandomUUID(rng), n)
+	}
+	offered := make([]bool, ids)
+	prevShare := -1.0
+	worst := 0.0
+	for now := r.StartEpoch - 3600; now <= r.End()+3600; now += 1800 {
+		count := 0
+		for i, k := range buckets {
+			o := r.Offered(k, n, now)
+			if offered[i] && !o {
+				t.Fatalf("cluster %d (bucket %d) withdrawn at %d", i, k, now)
+			}
+			offered[i] = o
+			if o {
+				count++
+			}
+		}
+		share, want := float64(count)/ids, float64(r.OpenBuckets(n, now))/n
+		worst = max(worst, math.Abs(share-want))
+		if math.Abs(share-want) > 0.01 {
+			t.Errorf("at %d: %.4f of clusters offered, %.2f of buckets open", now, share, want)
+		}
+		if share < prevShare {
+			t.Errorf("at %d: share fell from %.4f to %.4f", now, prevShare, share)
+		}
+		prevShare = share
+	}
+	if prevShare != 1 {
+		t.Errorf("share at the end %.4f, want 1", prevShare)
+	}
+	t.Logf("100,000 ids, 10 buckets: largest gap between the share offered and the open buckets' share %.4f", worst)
 }
