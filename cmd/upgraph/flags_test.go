@@ -266,10 +266,12 @@ var invalidFlags = map[string]badFlag{
 
 	"diff --max-bytes": {bad: []string{"-1"}}, // 0: no limit, said in the usage text
 
-	"path --from":    {bad: badVersions},
-	"path --to":      {bad: badVersions},
-	"path --channel": {bad: badChannelNames},
-	"dot --channel":  {bad: badChannelNames},
+	"path --from":     {bad: badVersions},
+	"path --id":       {bad: []string{""}},
+	"path --wariness": {bad: []string{"", "high", "1e-1"}},
+	"path --to":       {bad: badVersions},
+	"path --channel":  {bad: badChannelNames},
+	"dot --channel":   {bad: badChannelNames},
 	// The demo tree has no catalog: any name is one it lacks.
 	"dot --catalog": {bad: []string{"", "Bad_Name", "missing"}},
 	"dot --package": {bad: []string{""}}, // any other name needs --catalog: TestDotCatalog
