@@ -14,6 +14,7 @@ import (
 	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/generator/rollout"
 	ver "github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
 // clusterFlags name the cluster whose phased-rollout bucket path answers
@@ -129,10 +130,18 @@ func writePathJSON(w io.Writer, r *path.Report, a *ClusterAvailability) error {
 	if a == nil {
 		return r.WriteJSON(w)
 	}
+	return writeWithCluster(w, "path", r, a)
+}
+
+// writeWithCluster writes {"<key>": answer, "cluster": a}, indented as
+// the answers' own JSON.
+func writeWithCluster(w io.Writer, key string, answer any, a *ClusterAvailability) error {
+	body, err := jsonw.Marshal(answer)
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		Path    *path.Report         `json:"path"`
-		Cluster *ClusterAvailability `json:"cluster"`
-	}{r, a})
+	return enc.Encode(map[string]any{key: json.RawMessage(body), "cluster": a})
 }

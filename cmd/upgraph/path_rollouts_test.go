@@ -7,6 +7,11 @@ import (
 	"github.com/upgraph/upgraph/generator/path"
 )
 
+func init() {
+	invalidFlags["plan --id"] = badFlag{bad: []string{""}}
+	invalidFlags["plan --wariness"] = badFlag{bad: []string{"", "high", "1e-1"}}
+}
+
 // TestHopAvailability: a hop into a rolling release is available now to
 // an open bucket and the canary, from its bucket's opening to the others,
 // never past a rollout without duration; a channel-limited rollout leaves
