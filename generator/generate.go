@@ -24,6 +24,7 @@ import (
 	"github.com/upgraph/upgraph/generator/graph"
 	"github.com/upgraph/upgraph/generator/graphdata"
 	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/generator/rollout"
 	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/internal/clip"
 )
@@ -60,6 +61,9 @@ type Built struct {
 	// element i is the content of signature-<i+1>, nil for a missing
 	// number. Render publishes those of releases it writes a graph for.
 	Signatures map[string][][]byte
+	// Rollouts are graph-data's phased rollouts (rollouts/*.yaml,
+	// docs/rollouts.md); the graph is upstream's, with every release.
+	Rollouts []rollout.Rollout
 }
 
 // Applied wraps a graph that already has graph-data applied, such as the
@@ -111,6 +115,10 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 	if err != nil {
 		return nil, err
 	}
+	rollouts, err := rollout.Load(graphData)
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range g.Nodes() {
 		if _, ok := n.SemVer(); !ok {
 			return nil, fmt.Errorf("release source %s: version %s is not valid SemVer; clusters would reject the whole graph", releases, clip.Quote(n.Version))
@@ -121,6 +129,7 @@ func Build(ctx context.Context, releases source.Source, graphData fs.FS, opts Bu
 		GraphData:    gd,
 		ReleasesKind: strings.SplitN(releases.String(), ":", 2)[0],
 		Signatures:   sigs.Contents(),
+		Rollouts:     rollouts,
 	}
 	// The release digest is of the graph as read, before graph-data
 	// changes it; it is hashed beside the annotation and edge passes,

@@ -15,6 +15,7 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/generator/policy"
+	"github.com/upgraph/upgraph/generator/rollout"
 	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
@@ -56,6 +57,10 @@ type RenderOptions struct {
 	// beside every graph and catalog file, listed in index.json, for
 	// servers and CDNs to answer clients that accept gzip from.
 	Precompress bool
+	// Rollouts, when set, adds each bucket's copy of the graph files that
+	// differ for it and records the rollouts in index.json
+	// (renderRollouts, docs/rollouts.md).
+	Rollouts *rollout.Plan
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -132,6 +137,15 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 			return nil, err
 		}
 		log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
+		if opts.Rollouts != nil {
+			if err = renderRollouts(renderCtx, b, opts.Rollouts, channels, arches, staging, m, gz); err != nil {
+				cancel()
+				_ = waitLinks()
+				_ = staging.Abort()
+				return nil, err
+			}
+			log.Debug("rollouts rendered", "variantFiles", m.Rollouts.VariantFiles, "sharedFiles", m.Rollouts.SharedFiles)
+		}
 	} else {
 		m.Counts.Files = 1 // index.json
 	}
@@ -228,6 +242,9 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 		// The catalog formats' schemas go with catalogs only, so a tree
 		// of release graphs keeps the files it always had.
 		if len(m.Catalogs) == 0 && schema.ForCatalogs(name) {
+			continue
+		}
+		if m.Rollouts == nil && schema.ForRollouts(name) {
 			continue
 		}
 		extras[manifest.SchemaDir+name] = data

@@ -56,12 +56,14 @@ const (
 	// OperatorNext is a per installed bundle answer,
 	// operators/<catalog>/next/<package>/<channel>/<bundle>.json.
 	OperatorNext Kind = "operator-next"
+	// Rollout is a graph-data rollouts/*.yaml file (docs/rollouts.md).
+	Rollout Kind = "rollout"
 )
 
 // Kinds lists every kind Validate accepts.
 func Kinds() []Kind {
 	return []Kind{ReleaseMetadata, Channel, BlockedEdge, RawMetadata, Graph, GraphBuilder, Index, ViewerGraphs,
-		OperatorCatalog, OperatorChannelGraph, OperatorPackageGraph, OperatorNext}
+		OperatorCatalog, OperatorChannelGraph, OperatorPackageGraph, OperatorNext, Rollout}
 }
 
 // ForCatalogs reports whether the schema file name (a key of Files)
@@ -69,6 +71,10 @@ func Kinds() []Kind {
 // have catalogs, so that a tree of release graphs keeps the files it
 // always had.
 func ForCatalogs(name string) bool { return strings.HasPrefix(name, "operator-") }
+
+// ForRollouts tells whether a schema file of Files is for phased rollouts,
+// shipped only in trees that have some (so other trees keep their bytes).
+func ForRollouts(name string) bool { return name == Rollout.FileName() }
 
 // FileName is the name of the kind's schema file (in Files and at
 // BaseURL).

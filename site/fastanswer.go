@@ -36,6 +36,9 @@ func (a *fastAnswer) done() {
 // those go to net/http, which gives them, and retries after a generation
 // swap.
 func (h *Handler) fastAnswer(r *fastRequest) (a fastAnswer, ok bool) {
+	if h.hasRollouts() {
+		return a, false // answered by net/http, with the bucket header
+	}
 	mediaType, q, apiErr := parseGraphRequest(r.rawQuery, r.accept, r.acceptPresent)
 	if apiErr != nil {
 		return a, false

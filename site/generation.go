@@ -92,6 +92,9 @@ type servedFile struct {
 	// gz is the file's gzip copy (FILE.gz, written by generate), answered
 	// to clients that accept gzip; nil when the tree has none.
 	gz *servedFile
+	// variants are the phased-rollout buckets' own copies of the file
+	// (manifest.Rollouts.Variants), by bucket; nil without any.
+	variants map[int]*servedFile
 }
 
 // contentSlot is one distinct content of a generation.
@@ -126,7 +129,7 @@ func Load(dir string, log *slog.Logger) (*Generation, error) {
 	// the tree would have it make directories there.
 	for name := range m.Files {
 		if !fs.ValidPath(name) || !(strings.HasPrefix(name, "graph/") || strings.HasPrefix(name, "signatures/") || strings.HasPrefix(name, manifest.SchemaDir) ||
-			strings.HasPrefix(name, OperatorsDir) || treeFile(name)) {
+			strings.HasPrefix(name, OperatorsDir) || strings.HasPrefix(name, manifest.RolloutDir) || treeFile(name)) {
 			return nil, fmt.Errorf("%s: index.json names %q, which is not a file of a tree", dir, name)
 		}
 	}
@@ -201,6 +204,12 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			f.gz = file(precompress.Name(name))
 		}
 		return f
+	}
+	if m.Rollouts != nil {
+		var err error
+		if served, err = withVariants(m, served); err != nil {
+			return nil, err
+		}
 	}
 	for _, mg := range m.Graphs {
 		if _, ok := m.Files[mg.Path]; !ok {

@@ -226,6 +226,7 @@ func (h *Handler) serveGraph(w http.ResponseWriter, r *http.Request) {
 			writeIdentity(w, r, mediaType, h.empty, h.opts.CacheControl)
 			return
 		}
+		setBucket(w, t.bucket)
 		err := h.serveFile(w, r, mediaType, t.gen, t.file)
 		t.gen.release()
 		if reload := h.reloader(); errors.Is(err, fs.ErrNotExist) && attempt == 0 && reload != nil {
@@ -263,6 +264,8 @@ type graphTarget struct {
 	// emptyGz, with gen nil, tells that the tree has the empty graph's
 	// gzip copy.
 	emptyGz bool
+	// bucket is the phased-rollout bucket answered (-1: no rollouts).
+	bucket int
 }
 
 // locate finds the file answering q in the generation being served.
@@ -281,7 +284,8 @@ func (h *Handler) locate(q graphQuery) (graphTarget, *apiError) {
 	if q.version != "" && !versionFound {
 		h.metrics.fallback("unknown_version")
 	}
-	return graphTarget{gen: gen, file: file}, nil
+	file, bucket := forBucket(gen, file, q)
+	return graphTarget{gen: gen, file: file, bucket: bucket}, nil
 }
 
 func (h *Handler) reloader() func() {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/upgraph/upgraph/generator/policy"
+	"github.com/upgraph/upgraph/generator/rollout"
 )
 
 // apiError is upstream's error body {"kind","value"} with its status.
@@ -25,6 +26,9 @@ var (
 // graphQuery is a validated /graph request.
 type graphQuery struct {
 	channel, arch, version string
+	// rollout is what picks a phased-rollout bucket (rollout.Bucket),
+	// used only when the generation has rollouts.
+	rollout rollout.Query
 }
 
 // parseGraphQuery validates the query as the policy-engine does (spec
@@ -53,6 +57,12 @@ func parseGraphQuery(rawQuery string) (graphQuery, *apiError) {
 			arch, archPresent = formDecode(v), true
 		case "version":
 			q.version = formDecode(v)
+		case "id":
+			q.rollout.ID = formDecode(v)
+		case "node_uuid":
+			q.rollout.NodeUUID = formDecode(v)
+		case "rollout_wariness":
+			q.rollout.Wariness, q.rollout.HasWariness = formDecode(v), true
 		}
 	}
 	if !channelPresent {

@@ -14,7 +14,8 @@ import (
 // (index.html, viewer/…), index.json and the graph files it reads.
 func treeFile(name string) bool {
 	return name == "index.html" || name == manifest.FileName ||
-		strings.HasPrefix(name, "viewer/") || strings.HasPrefix(name, "graph/")
+		strings.HasPrefix(name, "viewer/") || strings.HasPrefix(name, "graph/") ||
+		strings.HasPrefix(name, manifest.RolloutDir) // a phased-rollout bucket's graph files
 }
 
 // serveTree answers GET and HEAD for those files when the tree carries

@@ -24,7 +24,7 @@ import (
 	"github.com/upgraph/upgraph/internal/jsonw"
 )
 
-//go:embed web/index.html web/app.js web/graph.js web/layout-worker.js web/style.css
+//go:embed web/index.html web/app.js web/graph.js web/layout-worker.js web/style.css web/rollouts.js
 //go:embed assets/*.js assets/*.txt
 var embedded embed.FS
 
@@ -80,6 +80,9 @@ type summary struct {
 	// when there are none, so a tree of release graphs keeps the file it
 	// always had.
 	Catalogs []summaryCatalog `json:"catalogs,omitempty"`
+	// Rollouts are index.json's phased rollouts (docs/rollouts.md), for
+	// the rollout progress and cluster picker; omitted without any.
+	Rollouts *manifest.Rollouts `json:"rollouts,omitempty"`
 }
 
 // summaryCatalog is a catalog of SummaryFile: its name, its summary
@@ -122,5 +125,6 @@ func Summary(m *manifest.Manifest) ([]byte, error) {
 		}
 		s.Catalogs = append(s.Catalogs, summaryCatalog{Name: c.Name, Path: c.Path, Packages: pkgs})
 	}
+	s.Rollouts = m.Rollouts
 	return jsonw.Marshal(s)
 }

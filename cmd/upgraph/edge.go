@@ -52,7 +52,7 @@ lists the tree's catalogs, to answer any other 404 as catalogd does: print
 it again when the tree's catalogs change.`,
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead (needs --root)"},
-					&cli.StringFlag{Name: "root", Usage: "with --catalogs: tree written by upgraph generate, whose catalogs the function serves"},
+					&cli.StringFlag{Name: "root", Usage: "tree written by upgraph generate: with --catalogs, the one whose catalogs the function serves; without, one with phased rollouts (docs/rollouts.md), whose per-bucket copies the graph function serves"},
 				},
 				Action: runEdgeCloudFront,
 			},
@@ -63,7 +63,7 @@ it again when the tree's catalogs change.`,
 func runEdgeCloudFront(c *cli.Context) error {
 	if !c.Bool("catalogs") {
 		if c.IsSet("root") {
-			return fmt.Errorf("--root: only with --catalogs")
+			return edgeCloudFrontRollouts(c)
 		}
 		_, err := fmt.Fprint(c.App.Writer, edge.CloudFrontFunction())
 		return err
@@ -120,6 +120,11 @@ func runEdgeNginx(c *cli.Context) error {
 	if err := validateNginxFlags(opts); err != nil {
 		return err
 	}
+	// A tree with phased rollouts gets the bucket maps for its N; one
+	// without (or not generated yet) the configuration as before.
+	if m, err := manifest.Read(root); err == nil && m.Rollouts != nil {
+		opts.RolloutBuckets = m.Rollouts.Buckets
+	}
 	_, err = fmt.Fprint(c.App.Writer, edge.NginxConfig(opts))
 	return err
 }
@@ -146,4 +151,23 @@ func validateNginxFlags(opts edge.NginxOptions) error {
 		}
 	}
 	return opts.Validate() // anything the flags only break together
+}
+
+// edgeCloudFrontRollouts prints the graph function for the tree at --root,
+// which must have phased rollouts (the only reason to name a tree for the
+// graph function).
+func edgeCloudFrontRollouts(c *cli.Context) error {
+	m, err := manifest.Read(c.String("root"))
+	if err != nil {
+		return fmt.Errorf("--root: %w", err)
+	}
+	if m.Rollouts == nil {
+		return fmt.Errorf("--root %s: the tree has no phased rollouts; --root is for those or with --catalogs", c.String("root"))
+	}
+	fn, err := edge.CloudFrontRolloutFunction(m.Rollouts)
+	if err != nil {
+		return fmt.Errorf("--root %s: %w", c.String("root"), err)
+	}
+	_, err = fmt.Fprint(c.App.Writer, fn)
+	return err
 }

@@ -28,7 +28,7 @@ func TestEdgeCloudFrontCatalogs(t *testing.T) {
 		{[]string{"--catalogs"}, "--catalogs needs --root"},
 		{[]string{"--catalogs", "--root", "releases"}, "the tree has no operator catalog"},
 		{[]string{"--catalogs", "--root", "nothing"}, "--root: "},
-		{[]string{"--root", "tree"}, "--root: only with --catalogs"},
+		{[]string{"--root", "tree"}, "the tree has no phased rollouts"},
 	} {
 		_, stderr, code := run(t, work, env, append([]string{"edge", "cloudfront"}, tc.args...)...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {

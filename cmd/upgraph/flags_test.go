@@ -220,7 +220,9 @@ var invalidFlags = map[string]badFlag{
 	"--catalog-platform": {bad: []string{"", "linux", "linux amd64", "linux/amd64/v8/x"}},
 	"generate --out":     {bad: badOutDirs},
 	// "" matches every channel: no filter.
-	"generate --channel": {bad: []string{"(", "a["}},
+	"generate --channel":         {bad: []string{"(", "a["}},
+	"generate --rollout-buckets": {bad: []string{"0", "-1", "3", "7", "20000"}},
+	"generate --at":              {bad: []string{"", "yesterday", "2026-13-01T00:00:00Z", "1.5"}},
 
 	"serve --dir":      {bad: []string{"", "missing", "emptydir", "file.txt"}}, // file.txt: neither a tree nor a bundle
 	"serve --bundle":   {bad: []string{"", "missing", "emptydir", "file.txt"}},
@@ -238,12 +240,13 @@ var invalidFlags = map[string]badFlag{
 		"x=file:emptydir", "x=image:quay.io/Bad Ref", "a=emptydir,a=emptydir"}},
 	// A missing directory is made; junkdir holds no tree/ and is a
 	// working directory like any other.
-	"service --data":     {bad: []string{"", "file.txt"}},
-	"service --interval": {bad: []string{"0", "-1s"}},
-	"service --listen":   {bad: []string{"", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:abc"}},
-	"service --prefix":   {bad: []string{"a b", "x?y"}},
-	"service --cache-mb": {bad: []string{"-1", "99999999999999"}},
-	"service --publish":  {bad: []string{"", "http://127.0.0.1:1/b", "s3://"}},
+	"service --data":            {bad: []string{"", "file.txt"}},
+	"service --interval":        {bad: []string{"0", "-1s"}},
+	"service --rollout-buckets": {bad: []string{"0", "3", "-10"}},
+	"service --listen":          {bad: []string{"", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:abc"}},
+	"service --prefix":          {bad: []string{"a b", "x?y"}},
+	"service --cache-mb":        {bad: []string{"-1", "99999999999999"}},
+	"service --publish":         {bad: []string{"", "http://127.0.0.1:1/b", "s3://"}},
 
 	"synth-releases --graph-data": {bad: []string{"", "missing", "file.txt",
 		"image:quay.io/x/gd:1"}}, // images are not read here: a missing path
@@ -263,10 +266,12 @@ var invalidFlags = map[string]badFlag{
 
 	"diff --max-bytes": {bad: []string{"-1"}}, // 0: no limit, said in the usage text
 
-	"path --from":    {bad: badVersions},
-	"path --to":      {bad: badVersions},
-	"path --channel": {bad: badChannelNames},
-	"dot --channel":  {bad: badChannelNames},
+	"path --from":     {bad: badVersions},
+	"path --id":       {bad: []string{""}},
+	"path --wariness": {bad: []string{"", "high", "1e-1"}},
+	"path --to":       {bad: badVersions},
+	"path --channel":  {bad: badChannelNames},
+	"dot --channel":   {bad: badChannelNames},
 	// The demo tree has no catalog: any name is one it lacks.
 	"dot --catalog": {bad: []string{"", "Bad_Name", "missing"}},
 	"dot --package": {bad: []string{""}}, // any other name needs --catalog: TestDotCatalog

@@ -91,7 +91,7 @@ of the tree is the same with or without --sign. See docs/signing.md.`,
 			catalogSetFlag("operator catalogs with their priorities: a YAML or JSON file of catalogs {name, source, priority} (docs/operators.md, schema/cli/catalog-set.schema.json); each is published as --catalog NAME=SOURCE is"),
 			&cli.BoolFlag{Name: "catalog-valid-only", Usage: "publish the packages of a catalog that have no error, listing each package left out with its errors, instead of failing"},
 			catalogPlatformFlag(),
-		}, append(append(guardFlags(), signFlags()...), scrapeFlags()...)...),
+		}, append(append(append(guardFlags(), signFlags()...), scrapeFlags()...), rolloutFlags()...)...),
 		Action: runGenerate,
 	}
 }
@@ -120,7 +120,7 @@ func runGenerate(c *cli.Context) error {
 	if err := firstError(
 		checkReleases(c, true), checkGraphData(c, true), checkInput(c, "signatures", wantDir),
 		checkOutputDir(c, "out"), checkList(c, "channels", channelName), checkList(c, "arch", archName),
-		checkWorkers(c), checkGenerateCatalogs(c), checkScrapeFlags(c),
+		checkWorkers(c), checkGenerateCatalogs(c), checkScrapeFlags(c), checkRolloutFlags(c),
 	); err != nil {
 		return err
 	}
@@ -163,10 +163,14 @@ func runGenerate(c *cli.Context) error {
 			return interrupted(c, err, out)
 		}
 	}
+	plan, err := rolloutPlan(c, built, at)
+	if err != nil {
+		return err
+	}
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
 		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log)},
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
-		Check: check, Catalogs: cats, Sign: signer, Precompress: !c.Bool("no-precompress"),
+		Check: check, Catalogs: cats, Sign: signer, Precompress: !c.Bool("no-precompress"), Rollouts: plan,
 	})
 	if err != nil {
 		return interrupted(c, err, out)
@@ -183,6 +187,9 @@ func runGenerate(c *cli.Context) error {
 	}
 	if len(cats) > 0 {
 		what = append(what, catalogSummary(cats))
+	}
+	if ro := m.Rollouts; ro != nil {
+		what = append(what, rolloutSummary(ro))
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %d files (%s) to %s\n", m.Counts.Files, strings.Join(what, "; "), c.String("out"))
 	return nil

@@ -74,6 +74,11 @@ it. Only channels the tree has are read; an endpoint, which cannot list its
 channels, is asked for eus-X.Y for every minor in that range (it answers an
 empty graph for one it does not know).
 
+--id ID or --wariness W names a cluster of a tree with phased rollouts
+(docs/rollouts.md): the path is planned on the graph every release offered
+(upstream's), and each hop says whether it is available to that cluster's
+bucket now, from when, or not at all.
+
 Exits 0 with a path (an empty one when --from is --to), 1 when there is none,
 2 on trouble: a version that is not in the graph, an unknown channel or arch,
 an unreadable source.
@@ -127,7 +132,7 @@ releases. docs/operators.md describes the JSON.`,
 			&cli.StringFlag{Name: "package", Usage: "with --catalog: the operator package (required)"},
 			&cli.StringFlag{Name: "olm", Value: string(upgrade.V0), Usage: "with --catalog: v0 (a Subscription) or v1 (a ClusterExtension)"},
 			catalogPlatformFlag(),
-		}, treeFlags()...),
+		}, append(clusterFlags(), treeFlags()...)...),
 		OnUsageError: exitTrouble,
 		Action:       answerAction(runPath),
 	}
@@ -168,7 +173,7 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 			return false, fmt.Errorf("--%s: %w", name, err)
 		}
 	}
-	if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
+	if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
 		return false, err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)
@@ -184,10 +189,14 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	avail, err := clusterAvailability(c, src, r)
+	if err != nil {
+		return false, err
+	}
 	if format == "json" {
-		err = r.WriteJSON(c.App.Writer)
-	} else {
-		err = r.WriteText(c.App.Writer)
+		err = writePathJSON(c.App.Writer, r, avail)
+	} else if err = r.WriteText(c.App.Writer); err == nil && avail != nil {
+		err = writeAvailability(c.App.Writer, avail)
 	}
 	if err != nil {
 		return false, err
@@ -205,7 +214,7 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 // runCatalogPath answers path --catalog: whether the runtime reaches the
 // target.
 func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
-	for _, name := range []string{"arch", "via-eus", "unconditional-only"} {
+	for _, name := range []string{"arch", "via-eus", "unconditional-only", "id", "wariness"} {
 		if c.IsSet(name) {
 			return false, fmt.Errorf("--%s is for release paths, not with --catalog", name)
 		}

@@ -92,7 +92,7 @@ v1 cannot update X: Y declares ...". docs/operators.md describes the JSON
 			&cli.StringFlag{Name: "olm", Value: string(upgrade.V0), Usage: "the OLM runtime the operators update with: v0 (Subscriptions) or v1 (ClusterExtensions)"},
 			catalogPlatformFlag(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-		}, treeFlags()...),
+		}, append(clusterFlags(), treeFlags()...)...),
 		OnUsageError: exitTrouble,
 		Action:       answerAction(runPlan),
 	}
@@ -114,6 +114,9 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, fmt.Errorf("plan takes no arguments, got %q (flags go before them)", c.Args().Slice())
 	}
 	olm, cats, err := checkPlanFlags(c)
+	if err == nil {
+		err = checkClusterFlags(c)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -140,6 +143,10 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	req := path.Request{From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
 		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")}}
 	rel, err := path.Find(c.Context, src, req)
+	if err != nil {
+		return false, err
+	}
+	avail, err := clusterAvailability(c, src, rel)
 	if err != nil {
 		return false, err
 	}
@@ -226,10 +233,15 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	if len(unused) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("--catalogs %s: not on the path, not read.", strings.Join(unused, ", ")))
 	}
-	if c.String("format") == "json" {
+	switch {
+	case c.String("format") == "json" && avail != nil:
+		err = writeWithCluster(c.App.Writer, "plan", p, avail)
+	case c.String("format") == "json":
 		err = p.WriteJSON(c.App.Writer)
-	} else {
-		err = p.WriteText(c.App.Writer)
+	default:
+		if err = p.WriteText(c.App.Writer); err == nil && avail != nil {
+			err = writeAvailability(c.App.Writer, avail)
+		}
 	}
 	return !p.Blocked, err
 }

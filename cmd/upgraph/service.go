@@ -68,7 +68,13 @@ Registry credentials come from the docker configuration
 ($DOCKER_CONFIG/config.json); --ca-file adds the mirror registry's CA.
 
 --sign KEYDIR signs each generation as generate --sign does (tuf/ in
-DIR/tree, versions one more than the previous one's; docs/signing.md).`,
+DIR/tree, versions one more than the previous one's; docs/signing.md).
+
+With phased rollouts in graph-data (rollouts/, docs/rollouts.md), each
+generation is computed for its time with --rollout-buckets buckets, and the
+next one is made when the next bucket opens (index.json's
+rollouts.nextChange) even if no input changed, without waiting for
+--interval.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "the release images' repository, HOST/REPO (UpdateService spec.releases)"},
 			&cli.StringFlag{Name: "graph-data-image", Usage: "the graph-data image, by tag or digest (UpdateService spec.graphDataImage)"},
@@ -86,6 +92,7 @@ DIR/tree, versions one more than the previous one's; docs/signing.md).`,
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk plain HTTP to the registry (loopback registries already are)"},
 			&cli.BoolFlag{Name: "skip-broken", Usage: "go on without the tags that still fail after retries (each is logged) instead of failing the refresh"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping and of rendering and writing; 0: 16 tags at a time, 2 × CPUs for rendering"},
+			rolloutBucketsFlag(),
 			&cli.DurationFlag{Name: "scrape-timeout", Value: 5 * time.Minute, Usage: "deadline for one refresh's scrape (upstream's scrape_timeout_secs: 300); 0: none"},
 			&cli.StringFlag{Name: "payload-repo", Usage: "repository clusters pull releases from, when not --releases"},
 			&cli.StringFlag{Name: "publish", Usage: "also publish every new generation to s3://BUCKET/PREFIX, incrementally"},
@@ -184,7 +191,7 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	cfg.threshold = threshold
 	if err := firstError(
 		checkOutputDir(c, "data"), checkListen("listen", cfg.listen), checkGenerateCatalogs(c), checkWorkers(c),
-		checkCAFile(c), checkPayloadRepo(c), checkTimeout(c, "scrape-timeout"), checkS3ClientFlags(c),
+		checkCAFile(c), checkPayloadRepo(c), checkTimeout(c, "scrape-timeout"), checkS3ClientFlags(c), checkRolloutFlags(c),
 	); err != nil {
 		return nil, err
 	}

@@ -81,6 +81,9 @@ type refresher struct {
 		fsys   fs.FS
 	}
 	catalogs map[string]loadedServiceCatalog
+	// rollouts is when the served tree's phased rollouts next change
+	// (service_rollouts.go).
+	rollouts rolloutClock
 }
 
 type loadedServiceCatalog struct {
@@ -142,7 +145,7 @@ func (r *refresher) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.cfg.interval):
+		case <-time.After(r.rollouts.wait(r.cfg.interval, time.Now())):
 		}
 	}
 }
@@ -165,7 +168,7 @@ func (r *refresher) refresh(ctx context.Context) (string, error) {
 	}
 	state := r.readState()
 	current := r.treeGeneration()
-	if current != "" && state.Generation == current && state.Inputs.key() == in.key() {
+	if current != "" && state.Generation == current && state.Inputs.key() == in.key() && !r.rollouts.due(r.cfg.treeDir(), time.Now()) {
 		return refreshUnchanged, r.publishPending(ctx, state)
 	}
 	if r.refused == in.key() {
@@ -311,13 +314,18 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 	if err != nil {
 		return "", false, err
 	}
+	plan, err := rolloutPlan(r.c, built, at)
+	if err != nil {
+		return "", false, err
+	}
 	m, err := generator.Render(ctx, built, generator.RenderOptions{
 		Store: writer.DirStore{Dir: out}, GeneratedAt: at, Workers: r.c.Int("workers"), Logger: r.log,
-		Check: guard, Catalogs: cats, Sign: signer, Precompress: true,
+		Check: guard, Catalogs: cats, Sign: signer, Precompress: true, Rollouts: plan,
 	})
 	if err != nil {
 		return "", refused, err
 	}
+	r.rollouts.set(m)
 	r.log.Info("generated", "dir", out, "graphs", m.Counts.Graphs, "versionGraphs", m.Counts.VersionGraphs, "files", m.Counts.Files)
 	gen = r.treeGeneration()
 	if gen == "" {

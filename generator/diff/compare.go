@@ -81,6 +81,7 @@ func Compare(ctx context.Context, old, new *Source, opts Options) (*Result, erro
 	if r.Catalogs, err = compareCatalogs(ctx, old, new); err != nil {
 		return nil, err
 	}
+	r.Rollouts = compareRollouts(old, new)
 	return r, nil
 }
 

@@ -82,6 +82,12 @@ func (r *Result) writeText(w *bufio.Writer) {
 			writeLine(w, l, "")
 		}
 	}
+	if ls := r.rolloutLines(); len(ls) > 0 {
+		fmt.Fprintf(w, "@@ rollouts @@\n")
+		for _, l := range ls {
+			writeLine(w, l, "")
+		}
+	}
 	for i := range r.Catalogs {
 		for _, s := range r.Catalogs[i].sections() {
 			fmt.Fprintf(w, "@@ %s @@\n", s.title)

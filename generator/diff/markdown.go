@@ -21,6 +21,13 @@ func (r *Result) writeMarkdown(w *strings.Builder, maxBytes int) {
 		fmt.Fprintf(w, "%d of %s differ.\n\n", len(r.Graphs), english.Count(r.Compared, "channel × arch graph"))
 	}
 	r.writeMarkdownCatalogs(w, maxBytes, r.writeMarkdownGraphs(w, maxBytes))
+	if ls := r.rolloutLines(); len(ls) > 0 {
+		w.WriteString("\n#### Rollouts\n\n```diff\n")
+		for _, l := range ls {
+			fmt.Fprintf(w, "%c %s\n", l.sign, l.text)
+		}
+		w.WriteString("```\n")
+	}
 }
 
 // writeMarkdownGraphs renders the release graphs' part; false when it

@@ -24,12 +24,15 @@ type Result struct {
 	// Catalogs are the operator catalogs that differ (absent when
 	// neither side has a catalog that differs).
 	Catalogs []CatalogDiff `json:"catalogs,omitempty"`
+	// Rollouts are the phased rollouts that differ (trees only; absent
+	// when none do).
+	Rollouts []RolloutChange `json:"rollouts,omitempty"`
 }
 
 // Empty reports whether the sources serve the same graphs.
 func (r *Result) Empty() bool {
 	return len(r.Graphs) == 0 && len(r.Channels.Added) == 0 && len(r.Channels.Removed) == 0 &&
-		len(r.Arches.Added) == 0 && len(r.Arches.Removed) == 0 && len(r.Catalogs) == 0
+		len(r.Arches.Added) == 0 && len(r.Arches.Removed) == 0 && len(r.Catalogs) == 0 && len(r.Rollouts) == 0
 }
 
 // NameChanges are channels or arches one side has and the other lacks.

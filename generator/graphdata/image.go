@@ -19,8 +19,9 @@ const ImagePrefix = "image:"
 
 // imagePaths are the files upstream's dkrv2-secondary-metadata-scrape
 // keeps from a graph-data image (spec §3.12), plus the release signatures
-// its metadata-helper serves from the same image.
-var imagePaths = regexp.MustCompile(`(^|/)(LICENSE|version|raw/metadata\.json|channels/.+\.ya+ml|blocked-edges/.+\.ya+ml|signatures/.+)$`)
+// its metadata-helper serves from the same image and upgraph's phased
+// rollouts (rollouts/*.yaml, docs/rollouts.md).
+var imagePaths = regexp.MustCompile(`(^|/)(LICENSE|version|raw/metadata\.json|channels/.+\.ya+ml|blocked-edges/.+\.ya+ml|signatures/.+|rollouts/[^/]+\.yaml)$`)
 
 // OpenImage pulls a graph-data image (a tag or digest reference) and
 // returns its tree. Layers are applied in order with whiteouts honoured,

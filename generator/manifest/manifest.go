@@ -47,7 +47,10 @@ type Manifest struct {
 	// Catalogs are the operator catalogs of the tree (upgraph generate
 	// --catalog), by name; omitted when there are none, so trees of
 	// release graphs only keep the index.json they always had.
-	Catalogs []Catalog       `json:"catalogs,omitempty"`
+	Catalogs []Catalog `json:"catalogs,omitempty"`
+	// Rollouts are the generation's phased rollouts (rollouts.go);
+	// omitted without any, so such trees keep the index.json they had.
+	Rollouts *Rollouts       `json:"rollouts,omitempty"`
 	Files    map[string]File `json:"files"`
 }
 

@@ -54,6 +54,11 @@ var Rules = []Rule{
 	{"L-risk-name-reserved", "a risk name is not one the CVO's in-cluster risk sources raise (ecosystem.md §8 F10: the Alert source's alert names such as PodDisruptionBudgetLimit, ClusterOperatorUpgradeable-<co> and …Unknown, AdminAckUnknown, ClusterVersionUpdating, ClusterVersionOverrides, ResourceDeletionInProgress[Unknown]; an error) and starts with none of their prefixes (Alert, ClusterOperatorUpgradeable, AdminAck, ClusterVersion, ResourceDeletionInProgress; a warning): clusters merge risks by name"},
 	{"L-risk-divergent", "within one channel × arch graph, a risk name has one url, message and matchingRules (F1: clusters key risks by name and evaluate every update listing it with one body)"},
 	{"L-multi-arch", "with releases: a channel listing a version with a multi release serves it for arch multi (its per-version file under graph/multi/), and release.openshift.io/architecture is exactly multi on multi releases and absent on the others (F3)"},
+	{"L-rollout", "a rollouts/*.yaml file (docs/rollouts.md; upstream does not read rollouts/) is one rollout: version, start_epoch (Unix seconds), start_percentage (a fraction 0–1), optionally channels and duration_minutes (≥ 1), nothing else (also checked against schema.Rollout)"},
+	{"L-rollout-conflict", "no two rollouts of one release apply in a common channel"},
+	{"L-rollout-channel", "a rollout's channels exist and list its version"},
+	{"L-rollout-unknown", "a rollout's version is in some channel (a warning: it would throttle nothing)"},
+	{"L-rollout-file", "every file under rollouts/ ends in .yaml (others are not read)"},
 }
 
 var ruleRanks = func() map[string]int {

@@ -119,6 +119,7 @@ func (c *checker) crossChecks() []*job {
 		c.riskNames,
 		c.divergentRisks,
 		c.multiArch,
+		c.rollouts,
 	}
 	jobs := make([]*job, len(checks))
 	for i, check := range checks {

@@ -75,15 +75,26 @@ func Wanted(name string, size int) bool {
 	switch {
 	case strings.HasSuffix(name, Suffix):
 		return false
-	case strings.HasPrefix(name, "graph/"):
+	case strings.HasPrefix(name, "graph/"), isRolloutGraph(name):
 		return true
 	}
 	return strings.HasPrefix(name, "operators/") && size >= CatalogMin
 }
 
+// isRolloutGraph reports whether name is a phased-rollout bucket's copy of
+// a graph (rollout/<k>/graph/…): a bucket's answers get copies as the
+// files they replace do.
+func isRolloutGraph(name string) bool {
+	rest, ok := strings.CutPrefix(name, "rollout/")
+	if !ok {
+		return false
+	}
+	k, rest, ok := strings.Cut(rest, "/")
+	return ok && k != "" && strings.Trim(k, "0123456789") == "" && strings.HasPrefix(rest, "graph/")
+}
+
 // Name is the name of name's gzip copy.
 func Name(name string) string { return name + Suffix }
-
 
 // compressor is a gzip writer with its output buffer, reused: a writer at
 // best compression allocates about a megabyte of state.

@@ -61,6 +61,9 @@ func startNginx(t testing.TB, dir string) string {
 	for attempt := 0; attempt < 3; attempt++ { // the free port may be taken before nginx binds it
 		addr := freeAddr(t)
 		opts := NginxOptions{Root: dir, Listen: addr, Full: true, Foreground: true}
+		if m, err := manifest.Read(dir); err == nil && m.Rollouts != nil {
+			opts.RolloutBuckets = m.Rollouts.Buckets // as upgraph edge nginx does
+		}
 		if os.Geteuid() == 0 {
 			// Workers would run as nobody and could not read t.TempDir (0700).
 			opts.User = "root"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/upgraph/upgraph/generator/rollout"
 	"github.com/upgraph/upgraph/site"
 )
 
@@ -39,6 +40,11 @@ type NginxOptions struct {
 	// User sets the worker user in Full mode (nginx only honours it when
 	// started as root); "" leaves nginx's default (nobody).
 	User string
+	// RolloutBuckets is the tree's number of phased-rollout buckets
+	// (index.json rollouts.buckets; 0: none): each graph request is then
+	// answered from its bucket's copy where the tree has one
+	// (nginx_rollouts.go).
+	RolloutBuckets int
 }
 
 // Validate reports options NginxConfig cannot render safely: values that
@@ -60,6 +66,11 @@ func (o NginxOptions) Validate() error {
 	}
 	if o.User != "" {
 		check("user", o.User, safeWord)
+	}
+	if o.RolloutBuckets != 0 {
+		if err := rollout.CheckBuckets(o.RolloutBuckets); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if strings.Contains(o.CacheControl, `"`) || strings.Contains(o.CacheControl, "$") {
 		errs = append(errs, fmt.Errorf("cache control %q: must not contain '\"' or '$'", o.CacheControl))
@@ -118,6 +129,10 @@ func NginxConfig(opts NginxOptions) string {
 		// smallest body its compression middleware compresses.
 		MediaJSONL     string
 		CatalogGzipMin int
+		// RolloutConfig is rolloutNginx's maps when RolloutBuckets is set;
+		// RolloutHeader the header naming the bucket.
+		RolloutConfig string
+		RolloutHeader string
 	}{
 		NginxOptions: opts,
 		Routes:       routes,
@@ -139,6 +154,10 @@ func NginxConfig(opts NginxOptions) string {
 		TreeTypes:       treeTypes,
 		MediaJSONL:      site.MediaJSONL,
 		CatalogGzipMin:  catalogGzipMin,
+		RolloutHeader:   rolloutHeader,
+	}
+	if opts.RolloutBuckets > 0 {
+		data.RolloutConfig = rolloutNginx(opts.RolloutBuckets)
 	}
 	var b strings.Builder
 	if err := nginxTmpl.Execute(&b, data); err != nil {

@@ -10,6 +10,7 @@ import {
   isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
   readNext, readNextWhole, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogSets, setName, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
 } from './graph.js';
+import { bucketOf, bucketPath, progress } from './rollouts.js';
 
 /* global cytoscape */
 
@@ -135,6 +136,7 @@ const app = {
   renders: 0,
   timings: {},
   errors: [],
+  bucket: null, // the phased-rollout bucket picked (rollouts.js), null: the shared files
 };
 window.upgraphViewer = app; // for tests and curious users
 app.state = state;
@@ -192,6 +194,26 @@ async function loadSummary() {
   }
 }
 
+// setupRollouts shows the phased rollouts' progress and a cluster picker:
+// an id or a rollout_wariness puts the view in that cluster's bucket,
+// whose own copies of the graph files it then reads; empty shows the
+// shared files (every release offered, upstream's answer).
+function setupRollouts(ro) {
+  const note = $('rollout-note');
+  const show = () => {
+    note.textContent = progress(ro, app.bucket).join(' · ');
+    note.hidden = false;
+  };
+  $('rollout-pick').hidden = false;
+  $('rollout-id').addEventListener('change', () => {
+    const v = $('rollout-id').value;
+    app.bucket = v.trim() === '' ? null : bucketOf(v, ro.buckets);
+    show();
+    if (state.channel) apply({ ...state }, false);
+  });
+  show();
+}
+
 async function start() {
   app.timings.start = performance.now();
   if (operatorsLinked) {
@@ -209,6 +231,7 @@ async function start() {
   }
   app.timings.summary = performance.now();
   const sum = app.summary;
+  if (sum.rollouts) setupRollouts(sum.rollouts);
   const hasCatalogs = (sum.catalogs || []).length > 0;
   app.hasReleases = (sum.graphs || []).length > 0;
   if (hasCatalogs) {
@@ -396,10 +419,10 @@ async function applyNow(want, push) {
     return;
   }
   const meta = graphs.get(state.channel);
-  const key = `${state.arch}/${state.channel}`;
+  const key = `${state.arch}/${state.channel}/${app.bucket}`;
   if (app.graphKey !== key) {
     setStatus(`Loading ${state.channel} (${state.arch})…`);
-    const path = meta.path || graphPath(state.arch, state.channel);
+    const path = bucketPath(app.summary.rollouts, app.bucket, meta.path || graphPath(state.arch, state.channel));
     const t0 = Math.min(performance.now(), requested.get(path) ?? Infinity);
     const doc = await fetchJSON(path);
     const t1 = performance.now();
@@ -484,7 +507,7 @@ function renderVersionList() {
 // ---- details of the selected version (its per-version file) ---------------
 
 async function versionDoc(arch, channel, version) {
-  const path = versionPath(arch, channel, version);
+  const path = bucketPath(app.summary.rollouts, app.bucket, versionPath(arch, channel, version));
   let doc = app.versionDocs.get(path);
   if (!doc) {
     doc = await fetchJSON(path);

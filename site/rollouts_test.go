@@ -1,0 +1,189 @@
+package site_test
+
+import (
+	"context"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/blang/semver/v4"
+
+	upgraph "github.com/upgraph/upgraph"
+	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/generator/cvo"
+	"github.com/upgraph/upgraph/generator/graphdata"
+	"github.com/upgraph/upgraph/generator/rollout"
+	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/site"
+)
+
+// rolloutStart and rolloutAt: 4.16.2 rolls out from 10 % over 1000
+// minutes; at 300 minutes, 30 % of the duration, throttling is 0.37 and
+// buckets 1–3 of 10 are offered it.
+const (
+	rolloutStart = 1790000000
+	rolloutAt    = rolloutStart + 300*60
+)
+
+// renderRolloutTree renders the demo with graph-data's rollouts/ holding
+// the 4.16.2 rollout, at rolloutAt with 10 buckets.
+func renderRolloutTree(t testing.TB) string {
+	t.Helper()
+	gd := fstest.MapFS{"rollouts/4.16.2.yaml": &fstest.MapFile{Data: []byte("version: 4.16.2\nstart_epoch: " +
+		strconv.Itoa(rolloutStart) + "\nstart_percentage: 0.1\nduration_minutes: 1000\n")}}
+	demo := upgraph.DemoGraphData()
+	if err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(demo, p)
+		gd[p] = &fstest.MapFile{Data: data}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, gd,
+		generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tree")
+	if _, err := generator.Render(context.Background(), b, generator.RenderOptions{
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rolloutAt, 0), NoViewer: true, Workers: 2,
+		Rollouts: &rollout.Plan{Rollouts: b.Rollouts, Buckets: 10, At: rolloutAt},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestRolloutCVO is issue 28's real-CVO-style check through serve: at 30 %
+// of the rollout, a cluster (the CVO's GetUpdates, its clusterID as id)
+// in an open bucket is offered 4.16.2, one in a closed bucket gets the
+// same updates without it, and a cluster already on 4.16.2 keeps its own
+// updates whatever its bucket. Every answer names its bucket.
+func TestRolloutCVO(t *testing.T) {
+	dir := renderRolloutTree(t)
+	h := newHandler(t, dir, site.Options{})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	rng := rand.New(rand.NewPCG(28, 4))
+	seen := map[bool]int{}
+	for i := 0; i < 200 && (seen[true] < 5 || seen[false] < 5); i++ {
+		id := rollout.RandomUUID(rng)
+		k := rollout.HashBucket(id, 10)
+		open := k <= 3
+		seen[open]++
+		c := &cvo.Client{ID: id}
+		for _, tc := range []struct {
+			from     string
+			rolling  bool // 4.16.2 is among its updates (edge or conditional)
+			keepsOwn bool
+		}{
+			{"4.16.1", true, false}, {"4.16.0", true, false}, {"4.16.2", false, true},
+		} {
+			_, updates, conditional, err := c.GetUpdates(context.Background(), srv.URL+"/graph", "amd64", "amd64", "fast-4.16", semver.MustParse(tc.from))
+			if err != nil {
+				t.Fatalf("id %s from %s: %v", id, tc.from, err)
+			}
+			var got []string
+			for _, u := range updates {
+				got = append(got, u.Version)
+			}
+			for _, cu := range conditional {
+				got = append(got, cu.Release.Version+"?")
+			}
+			offered := slices.Contains(got, "4.16.2") || slices.Contains(got, "4.16.2?")
+			if tc.rolling && offered != open {
+				t.Errorf("id %s (bucket %d) on %s: updates %v; 4.16.2 offered %v, want %v", id, k, tc.from, got, offered, open)
+			}
+			if tc.keepsOwn && offered {
+				t.Errorf("id %s on 4.16.2 is offered itself: %v", id, got)
+			}
+		}
+		// The answer names its bucket.
+		res, _ := get(t, h, "/graph?channel=fast-4.16&id="+id, nil)
+		if got := res.Header.Get(site.BucketHeader); got != strconv.Itoa(k) {
+			t.Errorf("id %s: %s %q, want %d", id, site.BucketHeader, got, k)
+		}
+	}
+	if seen[true] < 5 || seen[false] < 5 {
+		t.Fatalf("too few clusters in open (%d) or closed (%d) buckets", seen[true], seen[false])
+	}
+	// A cluster on 4.16.2 in a closed bucket keeps the same per-version
+	// graph as in an open one (edges out of a rolling release stay).
+	closedID := ""
+	for closedID == "" {
+		if id := rollout.RandomUUID(rng); rollout.HashBucket(id, 10) > 3 {
+			closedID = id
+		}
+	}
+	_, open := get(t, h, "/graph?channel=fast-4.16&version=4.16.2&rollout_wariness=0.1", nil)
+	_, closed := get(t, h, "/graph?channel=fast-4.16&version=4.16.2&id="+closedID, nil)
+	if string(open) != string(closed) {
+		t.Errorf("4.16.2's own graph differs between an open and a closed bucket")
+	}
+}
+
+// TestRolloutBuckets: how the query picks the bucket (rollout.Bucket).
+func TestRolloutBuckets(t *testing.T) {
+	h := newHandler(t, renderRolloutTree(t), site.Options{})
+	for _, tc := range []struct {
+		query  string
+		bucket string
+		offers bool
+	}{
+		{"", "10", false}, // no id: the fixed, most wary bucket
+		{"&rollout_wariness=0", "0", true},
+		{"&rollout_wariness=0.300000", "3", true},
+		{"&rollout_wariness=0.300001", "4", false},
+		{"&rollout_wariness=1", "10", false},
+		{"&rollout_wariness=junk", "10", false},
+		{"&rollout_wariness=0.2&id=x", "2", true},
+		{"&node_uuid=0123456789abcdef0123456789abcdef", strconv.Itoa(rollout.HashBucket("0123456789abcdef0123456789abcdef", 10)), rollout.HashBucket("0123456789abcdef0123456789abcdef", 10) <= 3},
+	} {
+		for _, target := range []string{"/graph?channel=fast-4.16" + tc.query, "/graph?channel=fast-4.16&version=4.16.1" + tc.query} {
+			res, body := get(t, h, target, http.Header{"Accept-Encoding": {"identity"}})
+			if res.StatusCode != 200 || res.Header.Get(site.BucketHeader) != tc.bucket {
+				t.Errorf("%s: %d, bucket %q, want 200, %s", target, res.StatusCode, res.Header.Get(site.BucketHeader), tc.bucket)
+			}
+			if got := containsVersion(body, "4.16.2"); target[len(target)-len(tc.query)-6:len(target)-len(tc.query)] == "4.16.1" && got != tc.offers {
+				t.Errorf("%s: 4.16.2 in the answer %v, want %v", target, got, tc.offers)
+			}
+		}
+	}
+	// A tree without rollouts answers without the header.
+	res, _ := get(t, newHandler(t, "", site.Options{}), "/graph?channel=fast-4.16&id=x", nil)
+	if v, ok := res.Header[site.BucketHeader]; ok {
+		t.Errorf("a tree without rollouts answers %s: %v", site.BucketHeader, v)
+	}
+}
+
+func containsVersion(body []byte, v string) bool {
+	return slices.Contains(splitQuoted(body), v)
+}
+
+// splitQuoted lists the JSON strings of body (enough to find a version).
+func splitQuoted(body []byte) []string {
+	var out []string
+	for i := 0; i < len(body); i++ {
+		if body[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(body) && body[j] != '"' {
+			j++
+		}
+		out = append(out, string(body[i+1:j]))
+		i = j
+	}
+	return out
+}
