@@ -25,7 +25,7 @@ import (
 // operator-lifecycle-manager's resolver (the harness of
 // ../testdata/oracle-upstream/README.md, which builds each installed CSV
 // from the whole catalog, served in a namespace the resolver does not
-// look at: the filtered catalog lacks the installed bundle, as a
+// look at: the filtered catalogs lack the installed bundle, as a
 // cluster's CSV outlives its catalog entry). Its answers, recorded in
 // testdata/oracle-v0-deps.jsonl (operators only, name@catalog), must be
 // what the model resolves in the whole catalog: the same hops, the same
@@ -34,7 +34,12 @@ import (
 //
 // The sample (depsOracleInstalls): every install of a package whose
 // bundles declare dependencies, and for every other package and channel
-// its oldest entry (the longest path).
+// its oldest entry (the longest path), each over the whole shared
+// catalog; then every rabbitmq-messaging-topology-operator install over
+// the oracle's rmq-prio set (rabbitSet: the topology operator alone in
+// catalog topology, rabbitmq-cluster-operator in rmq-high, priority 20,
+// and rmq-low, 5), whose mirror set keeps the provider from rmq-high
+// only (rmq-low keeps nothing and is not mirrored).
 //
 // Re-recording:
 //
@@ -104,17 +109,17 @@ func depsOracleInstalls(cat *Catalog) []Install {
 	return out
 }
 
-// depsOracleQueries plans each install of the sample alone (V0), and
-// lists its resolutions as queries; plans[i] is install i's (nil when it
-// has no path).
-func depsOracleQueries(t *testing.T, cat *Catalog) ([]*Plan, []depsOracleQuery) {
+// depsOracleQueries plans each install alone (V0) over the catalog set
+// cats, and lists its resolutions as queries (ids prefixed with prefix,
+// installs numbered from base); plans[i] is install i's (nil when it has
+// no path).
+func depsOracleQueries(t *testing.T, cats []*Catalog, installs []Install, prefix string, base int) ([]*Plan, []depsOracleQuery) {
 	t.Helper()
-	installs := depsOracleInstalls(cat)
-	set := v0Set([]*Catalog{cat})
+	set := v0Set(cats)
 	plans := make([]*Plan, len(installs))
 	var out []depsOracleQuery
 	for i, in := range installs {
-		plan, err := Compute([]*Catalog{cat}, []Install{in}, upgrade.V0)
+		plan, err := Compute(cats, []Install{in}, upgrade.V0)
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
@@ -125,12 +130,12 @@ func depsOracleQueries(t *testing.T, cat *Catalog) ([]*Plan, []depsOracleQuery) 
 		plans[i] = plan
 		// ResolvePath's walk, state by state: each resolution's
 		// Subscriptions, then what it moves (model/olmv0path.go).
-		subs := []model.V0Subscription{{Catalog: cat.Name, Package: ip.Package, Channel: ip.Channel, Installed: ip.From.Name}}
-		res := set.ResolvePath(model.V0SetQuery{Catalog: cat.Name, Package: ip.Package, Channel: ip.Channel, Installed: ip.From.Name})
+		subs := []model.V0Subscription{{Catalog: ip.Catalog, Package: ip.Package, Channel: ip.Channel, Installed: ip.From.Name}}
+		res := set.ResolvePath(model.V0SetQuery{Catalog: ip.Catalog, Package: ip.Package, Channel: ip.Channel, Installed: ip.From.Name})
 		for step, r := range res.Resolutions {
-			q := depsOracleQuery{ID: fmt.Sprintf("%s/%s/%s/%d", ip.Package, ip.Channel, ip.From.Name, step), install: i, subs: slices.Clone(subs), want: []string{}}
+			q := depsOracleQuery{ID: fmt.Sprintf("%s%s/%s/%s/%d", prefix, ip.Package, ip.Channel, ip.From.Name, step), install: base + i, subs: slices.Clone(subs), want: []string{}}
 			if r.Error != "" {
-				t.Fatalf("%s: the model's resolution %d fails in the whole catalog: %s", in, step, r.Error)
+				t.Fatalf("%s: the model's resolution %d fails in the whole catalogs: %s", in, step, r.Error)
 			}
 			for j, sr := range r.Subscriptions {
 				if sr.Next != nil {
@@ -153,27 +158,66 @@ func depsOracleQueries(t *testing.T, cat *Catalog) ([]*Plan, []depsOracleQuery) 
 	return plans, out
 }
 
-// harnessQuery is a query as the OLM v0 harness reads it.
-func harnessQuery(q depsOracleQuery, filteredDir, wholeDir string) map[string]any {
+// rabbitSet is the oracle's rmq-prio set: the shared catalog's
+// rabbitmq-messaging-topology-operator alone in topology (priority 0),
+// rabbitmq-cluster-operator alone in rmq-high (20) and rmq-low (5).
+func rabbitSet(t *testing.T) []*Catalog {
+	topo := loadCatalog(t, "topology", filepath.Join(sharedCatalog, "rabbitmq-messaging-topology-operator"))
+	high := loadCatalog(t, "rmq-high", filepath.Join(sharedCatalog, "rabbitmq-cluster-operator"))
+	high.Priority = 20
+	low := loadCatalog(t, "rmq-low", filepath.Join(sharedCatalog, "rabbitmq-cluster-operator"))
+	low.Priority = 5
+	return []*Catalog{topo, high, low}
+}
+
+// allDepsOracleQueries: the sample over the whole shared catalog, then
+// every topology operator install over the rabbitmq set (ids prefixed
+// rmq-prio/); sets[i] is install i's catalog set.
+func allDepsOracleQueries(t *testing.T) ([]*Plan, [][]*Catalog, []depsOracleQuery) {
+	whole := loadCatalog(t, "community", sharedCatalog)
+	wi := depsOracleInstalls(whole)
+	plans, queries := depsOracleQueries(t, []*Catalog{whole}, wi, "", 0)
+	sets := make([][]*Catalog, len(wi))
+	for i := range sets {
+		sets[i] = []*Catalog{whole}
+	}
+	rs := rabbitSet(t)
+	var ri []Install
+	for _, e := range rs[0].Model.Package("rabbitmq-messaging-topology-operator").Channels[0].Entries {
+		ri = append(ri, Install{Catalog: "topology", Package: "rabbitmq-messaging-topology-operator", Channel: e.Channel.Name, Version: e.Name})
+	}
+	rp, rq := depsOracleQueries(t, rs, ri, "rmq-prio/", len(wi))
+	for range ri {
+		sets = append(sets, rs)
+	}
+	return append(plans, rp...), sets, append(queries, rq...)
+}
+
+// harnessQuery is a query as the OLM v0 harness reads it: the install's
+// filtered catalogs (those that keep something: a catalog the set keeps
+// nothing of is not mirrored) as CatalogSources with their priorities,
+// the whole catalogs (wholes, by name) for the installed CSVs.
+func harnessQuery(q depsOracleQuery, set []*Catalog, filtered map[string]string, wholes map[string]string) map[string]any {
 	ns := fmt.Sprintf("set-ms-%d", q.install)
 	var subs []map[string]any
 	for _, s := range q.subs {
 		subs = append(subs, map[string]any{"package": s.Package, "channel": s.Channel, "source": s.Catalog, "installed": s.Installed,
-			"installedFrom": "whole", "installedFromNamespace": installedNamespace})
+			"installedFrom": "whole-" + s.Catalog, "installedFromNamespace": installedNamespace})
 	}
-	return map[string]any{
-		"id": q.ID, "globalNamespace": ns,
-		"catalogs":          []map[string]any{{"name": "community", "namespace": ns, "priority": 0, "dir": filteredDir}},
-		"installedCatalogs": []map[string]any{{"name": "whole", "namespace": installedNamespace, "priority": 0, "dir": wholeDir}},
-		"subscriptions":     subs,
+	var cats, inst []map[string]any
+	for _, c := range set {
+		if dir, ok := filtered[c.Name]; ok {
+			cats = append(cats, map[string]any{"name": c.Name, "namespace": ns, "priority": c.Priority, "dir": dir})
+		}
+		inst = append(inst, map[string]any{"name": "whole-" + c.Name, "namespace": installedNamespace, "priority": 0, "dir": wholes[c.Name]})
 	}
+	return map[string]any{"id": q.ID, "globalNamespace": ns, "catalogs": cats, "installedCatalogs": inst, "subscriptions": subs}
 }
 
 func TestOracleFilteredDependencies(t *testing.T) {
-	cat := loadCatalog(t, "community", sharedCatalog)
-	plans, queries := depsOracleQueries(t, cat)
+	plans, sets, queries := allDepsOracleQueries(t)
 	if *depsOracleInputs != "" {
-		writeDepsOracleInputs(t, plans, queries)
+		writeDepsOracleInputs(t, plans, sets, queries)
 		return
 	}
 	if *depsOracleRecord != "" {
@@ -231,33 +275,40 @@ func TestOracleFilteredDependencies(t *testing.T) {
 		len(queries), len(installs), namespaces, providers)
 }
 
-func writeDepsOracleInputs(t *testing.T, plans []*Plan, queries []depsOracleQuery) {
+func writeDepsOracleInputs(t *testing.T, plans []*Plan, sets [][]*Catalog, queries []depsOracleQuery) {
 	root, err := filepath.Abs(*depsOracleInputs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := filepath.Abs(sharedCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs := map[int]string{}
+	filtered := map[int]map[string]string{}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for _, q := range queries {
-		dir, ok := dirs[q.install]
+		f, ok := filtered[q.install]
 		if !ok {
-			dir = writeFBC(t, root, plans[q.install].Catalogs[0])
-			dirs[q.install] = dir
+			f = map[string]string{}
+			for _, cs := range plans[q.install].Catalogs {
+				if len(cs.Packages) > 0 {
+					f[cs.Name] = writeFBC(t, root, cs)
+				}
+			}
+			filtered[q.install] = f
 		}
-		if err := enc.Encode(harnessQuery(q, dir, whole)); err != nil {
+		wholes := map[string]string{}
+		for _, c := range sets[q.install] {
+			if wholes[c.Name], err = filepath.Abs(c.Reference); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := enc.Encode(harnessQuery(q, sets[q.install], f, wholes)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(root, "queries.jsonl"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d queries over %d filtered catalogs under %s", len(queries), len(dirs), root)
+	t.Logf("%d queries over %d installs' filtered catalogs under %s", len(queries), len(filtered), root)
 }
 
 func recordDepsOracle(t *testing.T, queries []depsOracleQuery) {

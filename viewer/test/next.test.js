@@ -57,3 +57,29 @@ test('PlanCatalog.route follows a cut OLM v0 path to the head', async () => {
   assert.deepEqual([rt.found, rt.reason, rt.head], [true, '', 'p.v11']);
   assert.deepEqual(rt.hops.map((h) => [h.from, h.to.name]), names.slice(1, -1).map((f, i) => [f, names[i + 2]]));
 });
+
+test('readNext: OLM v0 dependencies of a catalog set tree (picks, providers, held)', () => {
+  const n = readNext({
+    installed: { name: 't.v1' },
+    olmV0: {
+      head: 't.v3', next: { name: 't.v2' }, reachesHead: false,
+      pathToHead: [{
+        name: 't.v2', version: '2.0.0',
+        dependencies: [
+          { type: 'olm.package.required', text: 'with package: c and with version in range: >2.0.0', pick: { catalog: 'rmq-high', package: 'c', channel: 'stable', bundle: 'c.v2.2', version: '2.2.0' } },
+          { type: 'olm.gvk.required', text: 'providing an API with group: g, version: v1, kind: K', reason: 'no-provider', message: 'no bundle in catalogs a, b provides an operator providing an API with group: g, version: v1, kind: K' },
+        ],
+        providers: [{ catalog: 'rmq-high', package: 'c', channel: 'stable', bundle: 'c.v2.2', version: '2.2.0', requiredBy: 't.v2' }],
+        providersTotal: 20,
+      }],
+      held: { at: 't.v2', reason: 'unsatisfied-dependency', message: 'OLM v0 stays at t.v2: …', passedOver: [] },
+    },
+    olmV1: { candidates: [], pick: null },
+  });
+  const h = n.v0.path[0];
+  assert.deepEqual(h.dependencies.map((d) => [d.type, d.pick && `${d.pick.bundle}@${d.pick.catalog}`, d.message !== '']), [['olm.package.required', 'c.v2.2@rmq-high', false], ['olm.gvk.required', null, true]]);
+  assert.deepEqual([h.providers.map((p) => `${p.bundle}@${p.catalog}<${p.requiredBy}`), h.providersTotal], [['c.v2.2@rmq-high<t.v2'], 20]);
+  assert.deepEqual(n.v0.held, { at: 't.v2', message: 'OLM v0 stays at t.v2: …' });
+  const plain = readNext({ installed: { name: 'a' }, olmV0: { pathToHead: [{ name: 'b' }] }, olmV1: {} });
+  assert.deepEqual([plain.v0.path[0], plain.v0.held], [{ name: 'b', version: '', via: [] }, null]);
+});

@@ -1216,6 +1216,18 @@ function createOperators(ctx) {
     ].filter(Boolean));
   }
 
+  // hopDependencies says what OLM v0 resolves for a hop's bundle: each
+  // dependency with the bundle picked for it (installed, or from which
+  // catalog) or why none, and the providers installed with the hop.
+  function hopDependencies(h) {
+    if (!(h.dependencies || []).length && !(h.providers || []).length) return [];
+    const deps = h.dependencies.map((d) => el('li', { class: 'dependency', 'data-pick': d.pick ? d.pick.bundle : '' },
+      `requires an operator ${d.text}: `, d.pick ? `${d.pick.bundle}${d.pick.installed ? ' (installed)' : ` from catalog ${d.pick.catalog}`}` : el('span', { class: 'nopath', text: d.message })));
+    const more = h.providersTotal > h.providers.length ? ` (and ${h.providersTotal - h.providers.length} more)` : '';
+    const provs = h.providers.length ? [el('li', { class: 'providers' }, `installs ${h.providers.map((p) => `${p.bundle} from catalog ${p.catalog}`).join(', ')}${more}`)] : [];
+    return [el('ul', { class: 'plain hop-dependencies' }, ...deps, ...provs)];
+  }
+
   // renderNext shows next/<P>/<CH>/<B>.json of the installed bundle.
   function renderNext(entries) {
     const n = ops.next;
@@ -1237,10 +1249,13 @@ function createOperators(ctx) {
       v0Box.append(el('p', { class: v0.reachesHead ? 'summary' : 'nopath', text: v0.reachesHead
         ? `${countOf(v0.path.length, 'hop')} to the head ${versionOf(v0.head)}`
         : `${countOf(v0.path.length, 'hop')}, then stuck short of the head ${versionOf(v0.head)}` }));
-      v0Box.append(el('ol', { id: 'op-v0-path', class: 'hops' }, ...v0.path.map((h) => el('li', { 'data-name': h.name, 'data-via': h.via.join(',') },
-        bundleButton(h.name, entries), ' ', ...viaBadges(h.via)))));
+      v0Box.append(el('ol', { id: 'op-v0-path', class: 'hops' }, ...v0.path.map((h) => el('li', { 'data-name': h.name, 'data-via': h.via.join(','), 'data-providers': (h.providers || []).map((p) => `${p.bundle}@${p.catalog}`).join(',') },
+        bundleButton(h.name, entries), ' ', ...viaBadges(h.via), ...hopDependencies(h)))));
       if (strandedBox) v0Box.append(strandedBox);
     }
+    // OLM v0 held by dependencies (a catalog set): no candidate's
+    // dependencies can be satisfied, so the install stays at held.at.
+    if (v0.held) v0Box.append(el('p', { id: 'op-v0-held', class: 'nopath', 'data-at': v0.held.at }, el('span', { text: 'Held: ' }), v0.held.message));
     const ref = v1.refusal;
     const v1Box = el('div', { id: 'op-v1', 'data-pick': v1.pick, 'data-refused': ref ? ref.bundle : '', 'data-catalog': v1.catalog });
     if (v1.catalog || v1.perCatalog.length) {

@@ -660,8 +660,12 @@ export function edgeCurves(model, pos, step) {
 const viaTypes = (h) => (h && h.via ? h.via.map((v) => v.type) : []);
 
 // readNext reads a per installed bundle file into what the page shows:
-// {installed, v0: {head, next, path: [{name, version, via}], reachesHead,
-// stranded: {at, bundle, property, message} or null, semantics, error},
+// {installed, v0: {head, next, path: [{name, version, via, and when the
+// file resolves dependencies (a catalog set) dependencies: [{type, text,
+// pick: {bundle, catalog, installed} or null, message}], providers:
+// [{bundle, catalog, requiredBy}], providersTotal}],
+// reachesHead, stranded: {at, bundle, property, message} or null, held:
+// {at, message} or null, semantics, error},
 // v1: {channels, candidates: [{name, version, installed, deprecated,
 // via}], pick, refusal: {bundle, property, message} or null, catalog,
 // perCatalog: [{catalog, priority, found, candidates, first}], semantics,
@@ -676,14 +680,29 @@ const viaTypes = (h) => (h && h.via ? h.via.map((v) => v.type) : []);
 export function readNext(doc) {
   const v0 = doc.olmV0 || {};
   const v1 = doc.olmV1 || {};
-  const hop = (h) => ({ name: h.name, version: h.version || '', via: viaTypes(h) });
-  const st = v0.stranded, ref = v1.refusal;
+  // With a catalog set, OLM v0 resolves dependencies (issue 25): each
+  // hop's dependencies with the bundle picked for each (or why none),
+  // the providers installed with it, and held when the updates stop
+  // because no candidate's dependencies can be satisfied.
+  const pick = (p) => (p ? { bundle: p.bundle || '', catalog: p.catalog || '', installed: !!p.installed } : null);
+  const hop = (h) => {
+    const out = { name: h.name, version: h.version || '', via: viaTypes(h) };
+    if (!h.dependencies && !h.providers) return out; // graph only: no dependency resolved
+    return {
+      ...out,
+      dependencies: (h.dependencies || []).map((d) => ({ type: d.type || '', text: d.text || '', pick: pick(d.pick), message: d.message || '' })),
+      providers: (h.providers || []).map((p) => ({ ...pick(p), requiredBy: p.requiredBy || '' })),
+      providersTotal: h.providersTotal || (h.providers || []).length,
+    };
+  };
+  const st = v0.stranded, ref = v1.refusal, held = v0.held;
   return {
     installed: (doc.installed || {}).name || '',
     v0: {
       head: v0.head || '', next: v0.next ? v0.next.name : '', nextVia: viaTypes(v0.next),
       path: (v0.pathToHead || []).map(hop), pathTotal: v0.pathToHeadTotal || (v0.pathToHead || []).length, reachesHead: !!v0.reachesHead,
       stranded: st ? { at: st.at || '', bundle: st.bundle || '', property: st.property || '', message: st.message || '' } : null,
+      held: held ? { at: held.at || '', message: held.message || '' } : null,
       semantics: v0.semantics || '', error: v0.error || '',
     },
     v1: {
