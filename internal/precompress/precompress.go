@@ -84,7 +84,6 @@ func Wanted(name string, size int) bool {
 // Name is the name of name's gzip copy.
 func Name(name string) string { return name + Suffix }
 
-
 // compressor is a gzip writer with its output buffer, reused: a writer at
 // best compression allocates about a megabyte of state.
 type compressor struct {
