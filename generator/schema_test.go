@@ -29,7 +29,7 @@ func TestOutputMatchesSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	if _, err := generator.Render(ctx, built, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0)}); err != nil {
+	if _, err := generator.Render(ctx, built, generator.RenderOptions{Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(0, 0), Precompress: true}); err != nil {
 		t.Fatal(err)
 	}
 	check := func(kind schema.Kind, path string) {

@@ -115,35 +115,6 @@ func (h *Handler) checkFile(f *servedFile, file *os.File) (data []byte, stream b
 	return h.fromMemory(f, st)
 }
 
-// graphBytes returns the bytes of f's content, checked: what is compressed
-// and cached must be the generated content, whatever happens to the file.
-func (h *Handler) graphBytes(gen *Generation, f *servedFile) ([]byte, error) {
-	file, err := gen.open(f.slot.name)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	data, stream, err := h.checkFile(f, file)
-	if err != nil || !stream {
-		return data, err
-	}
-	// Unchanged since it was checked: read again, and checked again, as
-	// it could change in between.
-	st, err := statFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.slot.name, err)
-	}
-	data, _, err = readFile(file, st, f.info.Size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.slot.name, err)
-	}
-	if int64(len(data)) != f.info.Size || manifest.SHA256(data) != f.slot.digest {
-		f.slot.stamp.Store(nil) // the next request finds out what it is now
-		return nil, &changedError{name: f.name, size: st.size, want: f.info.Size}
-	}
-	return data, nil
-}
-
 // readFile reads file, found in state st, whole, unless its size is not
 // want (then data is nil: it cannot match). stable reports whether the
 // state held while it was read.
