@@ -231,6 +231,13 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 	extras := map[string][]byte{}
 	if !opts.NoViewer {
 		extras = viewer.Files()
+		if m.Rollouts == nil {
+			for name := range extras {
+				if viewer.ForRollouts(name) {
+					delete(extras, name)
+				}
+			}
+		}
 		// The viewer's table of graphs, so its pickers need not read
 		// index.json (megabytes at real scale).
 		var err error

@@ -142,6 +142,12 @@ func TestRenderRollouts(t *testing.T) {
 	if _, ok := pfiles[manifest.SchemaDir+"rollout.schema.json"]; ok {
 		t.Error("a tree without rollouts ships the rollout schema")
 	}
+	if _, ok := pfiles["viewer/rollouts.js"]; ok {
+		t.Error("a tree without rollouts ships the viewer's rollouts.js")
+	}
+	if _, ok := files["viewer/rollouts.js"]; !ok {
+		t.Error("a tree with rollouts lacks the viewer's rollouts.js")
+	}
 }
 
 // TestRenderRolloutsChannel: a rollout limited to candidate-4.16 leaves

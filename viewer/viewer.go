@@ -63,6 +63,11 @@ func Files() map[string][]byte {
 // back to index.json when it is absent.
 const SummaryFile = Dir + "graphs.json"
 
+// ForRollouts tells whether a file of Files is for phased rollouts
+// (docs/rollouts.md), shipped only in trees that have some, so that other
+// trees keep the files they had.
+func ForRollouts(name string) bool { return name == Dir+"rollouts.js" }
+
 // summary is the content of SummaryFile: index.json's fields of the same
 // names, without the files, counts, inputs and generation time, and
 // without each graph's versions (the channel graph lists them) and each

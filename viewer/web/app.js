@@ -10,7 +10,6 @@ import {
   isOperatorsURL, ladderLayout, layoutEdges, nextPath, opGraph, opSearch, packageGraphPath, parseSemver, pathEdges,
   readNext, readNextWhole, readOpState, skippedByV0, updatesOf, versionPath, visibleRange, isPlanURL, readPlanState, planSearch, planCrossings, defaultCatalogSets, setName, encodeCatalogMap, decodeCatalogMap, parseInstalls, encodeInstalls, decodeInstalls, computePlan, PlanCatalog, eusChannels, unionDocs,
 } from './graph.js';
-import { bucketOf, bucketPath, progress } from './rollouts.js';
 
 /* global cytoscape */
 
@@ -137,6 +136,7 @@ const app = {
   timings: {},
   errors: [],
   bucket: null, // the phased-rollout bucket picked (rollouts.js), null: the shared files
+  rollouts: null, // rollouts.js, loaded for trees with phased rollouts only
 };
 window.upgraphViewer = app; // for tests and curious users
 app.state = state;
@@ -194,20 +194,27 @@ async function loadSummary() {
   }
 }
 
+// rolloutPath is the file the picked bucket reads for path.
+function rolloutPath(path) {
+  return app.rollouts ? app.rollouts.bucketPath(app.summary.rollouts, app.bucket, path) : path;
+}
+
 // setupRollouts shows the phased rollouts' progress and a cluster picker:
 // an id or a rollout_wariness puts the view in that cluster's bucket,
 // whose own copies of the graph files it then reads; empty shows the
 // shared files (every release offered, upstream's answer).
-function setupRollouts(ro) {
+// The module is loaded only for such trees, and shipped only in them.
+async function setupRollouts(ro) {
+  app.rollouts = await import('./rollouts.js');
   const note = $('rollout-note');
   const show = () => {
-    note.textContent = progress(ro, app.bucket).join(' · ');
+    note.textContent = app.rollouts.progress(ro, app.bucket).join(' · ');
     note.hidden = false;
   };
   $('rollout-pick').hidden = false;
   $('rollout-id').addEventListener('change', () => {
     const v = $('rollout-id').value;
-    app.bucket = v.trim() === '' ? null : bucketOf(v, ro.buckets);
+    app.bucket = v.trim() === '' ? null : app.rollouts.bucketOf(v, ro.buckets);
     show();
     if (state.channel) apply({ ...state }, false);
   });
@@ -231,7 +238,7 @@ async function start() {
   }
   app.timings.summary = performance.now();
   const sum = app.summary;
-  if (sum.rollouts) setupRollouts(sum.rollouts);
+  if (sum.rollouts) await setupRollouts(sum.rollouts);
   const hasCatalogs = (sum.catalogs || []).length > 0;
   app.hasReleases = (sum.graphs || []).length > 0;
   if (hasCatalogs) {
@@ -422,7 +429,7 @@ async function applyNow(want, push) {
   const key = `${state.arch}/${state.channel}/${app.bucket}`;
   if (app.graphKey !== key) {
     setStatus(`Loading ${state.channel} (${state.arch})…`);
-    const path = bucketPath(app.summary.rollouts, app.bucket, meta.path || graphPath(state.arch, state.channel));
+    const path = rolloutPath(meta.path || graphPath(state.arch, state.channel));
     const t0 = Math.min(performance.now(), requested.get(path) ?? Infinity);
     const doc = await fetchJSON(path);
     const t1 = performance.now();
@@ -507,7 +514,7 @@ function renderVersionList() {
 // ---- details of the selected version (its per-version file) ---------------
 
 async function versionDoc(arch, channel, version) {
-  const path = bucketPath(app.summary.rollouts, app.bucket, versionPath(arch, channel, version));
+  const path = rolloutPath(versionPath(arch, channel, version));
   let doc = app.versionDocs.get(path);
   if (!doc) {
     doc = await fetchJSON(path);
