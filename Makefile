@@ -51,7 +51,7 @@ deps:
 # failing CI without any failing input.
 FUZZTIME ?= 30000x
 FUZZERS  ?= site:FuzzGraphQuery site:FuzzAccept site:FuzzSignaturePath site:FuzzFastRequest \
-            generator/source:FuzzMetadataFast catalog/declcfg:FuzzCanonical catalog/declcfg:FuzzTypedDecode \
+            release/source:FuzzMetadataFast catalog/declcfg:FuzzCanonical catalog/declcfg:FuzzTypedDecode \
             catalog/declcfg:FuzzYAMLDirect
 
 test: deps vet
@@ -80,7 +80,7 @@ bench:
 	BENCH_OUT_DIR=$(BENCH_OUT_DIR) .ci/steal $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate' -benchtime 3x -benchmem ./generator/
 
 bench-scrape: deps
-	.ci/steal $(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./generator/scrape/
+	.ci/steal $(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./release/scrape/
 
 BENCH_TREE ?=
 bench-publish: deps

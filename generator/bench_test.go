@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/gcbudget"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // BenchmarkBuild measures loading graph-data and releases and applying the

@@ -9,9 +9,9 @@ import (
 	"sync"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // checkCatalogNames refuses catalogs whose names would not make distinct,

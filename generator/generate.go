@@ -19,14 +19,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/annotate"
-	"github.com/upgraph/upgraph/generator/edges"
-	"github.com/upgraph/upgraph/generator/graph"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/rollout"
-	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/internal/clip"
+	"github.com/upgraph/upgraph/release/annotate"
+	"github.com/upgraph/upgraph/release/edges"
+	"github.com/upgraph/upgraph/release/graph"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // HeapBudget is the Go memory a generation may use before its garbage is

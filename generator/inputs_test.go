@@ -9,9 +9,9 @@ import (
 	"testing/fstest"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/synth"
+	"github.com/upgraph/upgraph/internal/synth"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
 )
 
 const realGraphData = "../../shared/graph-data"

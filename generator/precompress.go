@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // copier makes the gzip copies of a generation (RenderOptions.Precompress).

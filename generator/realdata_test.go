@@ -19,13 +19,13 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/cvo"
-	"github.com/upgraph/upgraph/generator/graph"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/generator/views"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/cvo"
+	"github.com/upgraph/upgraph/release/graph"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/views"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/version"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // servedGraph is a served graph file, decoded loosely for invariant checks.

@@ -13,14 +13,14 @@ import (
 	"time"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/policy"
-	"github.com/upgraph/upgraph/generator/rollout"
-	"github.com/upgraph/upgraph/generator/views"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/schema"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 	"github.com/upgraph/upgraph/viewer"
 )
 

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/policy"
-	"github.com/upgraph/upgraph/generator/rollout"
-	"github.com/upgraph/upgraph/generator/views"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/release/views"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // cutGraph is the graph of the buckets that hide one set of releases,

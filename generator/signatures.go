@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/graph"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/release/graph"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 var (

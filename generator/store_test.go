@@ -10,9 +10,9 @@ import (
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // noLinks hides the staging's Link method, as a store without hard links

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/catalog/metas"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // The operator catalogs of a tree (operators/<catalog>/, docs/operators.md)

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/internal/catalogtest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 var (

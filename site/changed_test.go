@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/syncbuf"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // answer is a response read whole, its body decoded when gzipped.

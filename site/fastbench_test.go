@@ -3,8 +3,8 @@ package site_test
 import (
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // BenchmarkFastAnswer measures the fast path's work for one cluster

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // servers starts the same handler behind net/http alone (site.Server

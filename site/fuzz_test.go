@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/generator/views"
+	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/version"
 )
 
 // serve sends a request built field by field (so any raw query or path

@@ -19,11 +19,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/generator/views"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/version"
 )
 
 // Generation is one loaded output tree.

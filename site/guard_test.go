@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/syncbuf"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // emptyTree commits, into dir, a tree that gives clusters nothing: no

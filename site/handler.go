@@ -16,11 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/jsonw"
 	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Options configure a Handler.

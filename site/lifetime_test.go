@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestSnapshotsFollowGenerations: while a served tree is regenerated, the

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/upgraph/upgraph/generator/policy"
-	"github.com/upgraph/upgraph/generator/rollout"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/release/rollout"
 )
 
 // apiError is upstream's error body {"kind","value"} with its status.

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/rollout"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // BucketHeader names the phased-rollout bucket an answer is for, on every

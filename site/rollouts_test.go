@@ -17,12 +17,12 @@ import (
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/cvo"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/rollout"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/cvo"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // rolloutStart and rolloutAt: 4.16.2 rolls out from 10 % over 1000

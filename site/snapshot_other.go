@@ -5,7 +5,7 @@ package site
 import (
 	"errors"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 func snapshot(string, []byte, *manifest.Manifest) (string, func() error, error) {

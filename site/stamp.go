@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // A file is streamed (sendfile) without reading it only while the kernel

@@ -5,8 +5,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // treeFile reports whether name (relative to the tree's root) is a file a

@@ -3,7 +3,7 @@ package site
 import (
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Batches for the 16-lane hasher: enough files to keep the lanes busy,

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // waitFor polls cond until it holds, failing the test after a bound that

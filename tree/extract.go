@@ -10,9 +10,9 @@ import (
 	"path"
 	"slices"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Extract copies t into a new private directory under parent

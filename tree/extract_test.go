@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestExtract: a tree read over http is copied whole into a private

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"strconv"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // MetadataFiles reads the TUF metadata of t's generation, by tree path

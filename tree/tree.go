@@ -20,8 +20,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 

@@ -20,8 +20,8 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 //go:embed web/index.html web/app.js web/graph.js web/layout-worker.js web/style.css web/rollouts.js

@@ -15,7 +15,7 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/metas"
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/tree/version"
 	"github.com/upgraph/upgraph/viewer"
 )
 
@@ -151,10 +151,10 @@ func nodeBinary(t *testing.T) string {
 
 // TestNode runs the JavaScript unit tests (test/*.test.js): SemVer
 // precedence, file names, and update-path planning against every vector of
-// generator/path/testdata/vectors.json, the ones the Go planner passes.
+// tools/path/testdata/vectors.json, the ones the Go planner passes.
 func TestNode(t *testing.T) {
 	node := nodeBinary(t)
-	vectors, err := filepath.Abs("../generator/path/testdata/vectors.json")
+	vectors, err := filepath.Abs("../tools/path/testdata/vectors.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestNode(t *testing.T) {
 }
 
 // TestSemverMatchesGo: the JavaScript comparator orders every pair of a
-// list of versions exactly as generator/version (SemVer precedence) does.
+// list of versions exactly as tree/version (SemVer precedence) does.
 func TestSemverMatchesGo(t *testing.T) {
 	node := nodeBinary(t)
 	versions := []string{
@@ -216,7 +216,7 @@ console.log(JSON.stringify(vs.map((a) => vs.map((b) => compareSemver(a, b)))));`
 	for i, a := range versions {
 		for j, b := range versions {
 			if want := version.Compare(version.MustParse(a), version.MustParse(b)); got[i][j] != want {
-				t.Errorf("compareSemver(%s, %s) = %d, generator/version says %d", a, b, got[i][j], want)
+				t.Errorf("compareSemver(%s, %s) = %d, tree/version says %d", a, b, got[i][j], want)
 			}
 		}
 	}

@@ -2,7 +2,7 @@ package model
 
 // OLM v0 dependencies (issue 25; spec olm-resolution.md §2).
 //
-// API (stable; catalog/plan, catalog/mirrorset, the viewer and diff build
+// API (stable; tools/plan, tools/mirrorset, the viewer and diff build
 // on it):
 //
 //   - (*Bundle).V0Dependencies() ([]Dependency, error): the dependencies

@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
-	"github.com/upgraph/upgraph/generator/registry"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/registry"
 )
 
 // sharedCatalog is the real FBC root the tests read.

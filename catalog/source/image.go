@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
-	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/registry"
 )
 
 // The labels operator-registry reads on images

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
-	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/registry"
 )
 
 // Source is where a catalog comes from.

@@ -13,8 +13,8 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 const fixtures = "../upgrade/testdata/catalogs"

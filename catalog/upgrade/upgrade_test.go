@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/catalog/internal/fbctest"
+	"github.com/upgraph/upgraph/catalog/fbctest"
 	"github.com/upgraph/upgraph/catalog/model"
 )
 

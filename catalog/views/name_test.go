@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/metas"
-	genviews "github.com/upgraph/upgraph/generator/views"
+	genviews "github.com/upgraph/upgraph/release/views"
 )
 
 func TestEncodeName(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/airgap"
-	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/english"
+	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tools/airgap"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/sign"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 func mirrorTreeCommand() *cli.Command {

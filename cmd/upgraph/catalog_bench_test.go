@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // sharedCatalog is the real FBC root of the shared catalog (the README

@@ -19,9 +19,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/upgraph/upgraph/catalog/source"
-	"github.com/upgraph/upgraph/generator/manifest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/schema"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // catalogEnv pins generatedAt and keeps the catalog cache in the test.

@@ -16,8 +16,8 @@ import (
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/registry"
 	"github.com/upgraph/upgraph/internal/english"
+	"github.com/upgraph/upgraph/registry"
 )
 
 // RuleLoad is the rule of a catalog that does not load: a file that is

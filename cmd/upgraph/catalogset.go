@@ -12,7 +12,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/release/mirror"
 )
 
 // catalogSetFlag is --catalog-set of path, plan, mirror-set and generate.

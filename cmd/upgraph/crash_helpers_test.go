@@ -25,9 +25,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/synth"
 	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/internal/synth"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // The crash tests' inputs: the real graph-data, narrowed to a few channels,

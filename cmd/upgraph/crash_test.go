@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/sign"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // TestCrashGenerate kills `generate` with SIGKILL at every phase of the

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/synth"
+	"github.com/upgraph/upgraph/internal/synth"
 )
 
 const realGraphData = "../../../shared/graph-data"

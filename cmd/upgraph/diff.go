@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/diff"
+	"github.com/upgraph/upgraph/tools/diff"
 )
 
 func diffCommand() *cli.Command {

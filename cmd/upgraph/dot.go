@@ -7,9 +7,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/dot"
-	"github.com/upgraph/upgraph/generator/path"
-	"github.com/upgraph/upgraph/generator/policy"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/tools/dot"
+	"github.com/upgraph/upgraph/tools/path"
 )
 
 func dotCommand() *cli.Command {

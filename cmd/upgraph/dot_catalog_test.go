@@ -152,7 +152,7 @@ class b-stable-b.v1.0.0 deprecated
 }
 
 // TestDiffCatalogCommand: exit statuses and the three formats on trees
-// with catalogs (generator/diff's TestDiffCatalogs checks the details on
+// with catalogs (tools/diff's TestDiffCatalogs checks the details on
 // the shared catalog).
 func TestDiffCatalogCommand(t *testing.T) {
 	trees := catalogTrees(t)

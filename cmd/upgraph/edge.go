@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/edge"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 func edgeCommand() *cli.Command {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/policy"
-	"github.com/upgraph/upgraph/generator/registry"
-	"github.com/upgraph/upgraph/generator/source"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 

@@ -30,10 +30,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"gopkg.in/yaml.v3"
 
-	"github.com/upgraph/upgraph/generator/synth"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/internal/syncbuf"
+	"github.com/upgraph/upgraph/internal/synth"
 )
 
 // upstreamWorstCase is how long a change can take to reach clusters with

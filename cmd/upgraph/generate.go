@@ -14,11 +14,11 @@ import (
 
 	"github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/registry"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/gcbudget"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 func generateCommand() *cli.Command {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/ocitree"
 
 	"github.com/upgraph/upgraph/internal/registrytest"

@@ -9,16 +9,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/mirrorset"
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/generator/path"
-	"github.com/upgraph/upgraph/generator/policy"
-	ver "github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/release/mirror"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/tools/mirrorset"
+	"github.com/upgraph/upgraph/tools/path"
+	ver "github.com/upgraph/upgraph/tree/version"
 )
 
 // Exit statuses of the commands whose status answers a question, as

@@ -9,12 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/generator/path"
-	"github.com/upgraph/upgraph/generator/rollout"
-	ver "github.com/upgraph/upgraph/generator/version"
 	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/release/mirror"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree/manifest"
+	ver "github.com/upgraph/upgraph/tree/version"
 )
 
 // clusterFlags name the cluster whose phased-rollout bucket path answers

@@ -3,8 +3,8 @@ package main
 import (
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/path"
+	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/catalogset"
 	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/catalog/upgrade"
-	"github.com/upgraph/upgraph/generator/mirror"
+	"github.com/upgraph/upgraph/release/mirror"
 )
 
 // loadV0Set reads every catalog of the set whole, as OLM v0 resolves

@@ -10,14 +10,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/mirrorset"
-	clusterplan "github.com/upgraph/upgraph/catalog/plan"
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/generator/path"
-	"github.com/upgraph/upgraph/generator/policy"
-	ver "github.com/upgraph/upgraph/generator/version"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/tools/mirrorset"
+	"github.com/upgraph/upgraph/tools/path"
+	clusterplan "github.com/upgraph/upgraph/tools/plan"
+	ver "github.com/upgraph/upgraph/tree/version"
 )
 
 func planCommand() *cli.Command {

@@ -9,7 +9,7 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // TestPlanReversed: a plan from a newer release to an older one (issue 24

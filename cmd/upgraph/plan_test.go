@@ -12,14 +12,14 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	clusterplan "github.com/upgraph/upgraph/catalog/plan"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
+	clusterplan "github.com/upgraph/upgraph/tools/plan"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestGeneratePrecompress: generate writes a gzip copy beside every graph

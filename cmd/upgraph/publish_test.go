@@ -12,10 +12,10 @@ import (
 	"github.com/upgraph/upgraph/catalog/metas"
 	"github.com/upgraph/upgraph/internal/bundletest"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestPublishLocations: `publish SRC s3://…` of a tree with releases and a

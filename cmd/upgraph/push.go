@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/tree/ocitree"
 )
 

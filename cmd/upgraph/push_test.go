@@ -11,8 +11,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/ocitree"
 )
 

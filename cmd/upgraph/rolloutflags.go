@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/rollout"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // rolloutFlags are generate's phased-rollout flags (docs/rollouts.md).

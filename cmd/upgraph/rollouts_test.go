@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestGenerateRollouts: generate --at with graph-data's rollouts/ writes

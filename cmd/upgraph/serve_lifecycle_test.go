@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // serveProc is an `upgraph serve` process.

@@ -20,11 +20,11 @@ import (
 	"github.com/blang/semver/v4"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/upgraph/upgraph/generator/cvo"
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/cvo"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/ocitree"
 )
 

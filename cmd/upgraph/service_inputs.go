@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/registry"
-	"github.com/upgraph/upgraph/generator/scrape"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/scrape"
 )
 
 // checkRepository checks that --name is HOST/REPO.

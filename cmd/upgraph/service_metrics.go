@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/scrape"
+	"github.com/upgraph/upgraph/release/scrape"
 	"github.com/upgraph/upgraph/site/publish"
 )
 

@@ -18,14 +18,14 @@ import (
 	catsource "github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graph"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/registry"
-	"github.com/upgraph/upgraph/generator/scrape"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/graph"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/scrape"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // The results of a refresh, as /metrics counts them.

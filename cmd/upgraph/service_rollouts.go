@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // rolloutClock is when the served tree's phased rollouts next change

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestRolloutClock: the service sleeps until the next bucket opens when

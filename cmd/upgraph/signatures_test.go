@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Demo payload digests (testdata/demo/releases) and one no release has.

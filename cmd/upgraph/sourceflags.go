@@ -9,10 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/registry"
-	"github.com/upgraph/upgraph/generator/scrape"
-	"github.com/upgraph/upgraph/generator/source"
 	"github.com/upgraph/upgraph/internal/progress"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/scrape"
+	"github.com/upgraph/upgraph/release/source"
 )
 
 // scrapeFlags configure registry: and oci: release sources.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/synth"
+	"github.com/upgraph/upgraph/internal/synth"
+	"github.com/upgraph/upgraph/release/graphdata"
 )
 
 // synthCommand writes release metadata for every version a graph-data

@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 

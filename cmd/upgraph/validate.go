@@ -14,9 +14,9 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/model"
 	catsource "github.com/upgraph/upgraph/catalog/source"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/validate"
 	"github.com/upgraph/upgraph/internal/english"
+	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/release/validate"
 )
 
 func validateCommand() *cli.Command {

@@ -15,7 +15,7 @@
 //     skipRange with its range; old → new; duplicates once; sorted).
 //
 // With --verdict-only first, only the load error or the catalog's verdict
-// is computed (catalog/mirrorset's soundness test validates 1,300
+// is computed (tools/mirrorset's soundness test validates 1,300
 // filtered catalogs).
 //
 // It is its own module (go.mod beside this file) so that

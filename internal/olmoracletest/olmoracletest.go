@@ -1,6 +1,6 @@
 // Package olmoracletest runs internal/olmoracle, operator-registry's own
 // reading of file-based catalogs (README there), for the tests that
-// compare with it (catalog/model's conformance test, catalog/mirrorset's
+// compare with it (catalog/model's conformance test, tools/mirrorset's
 // soundness tests): it finds or builds the binary and decodes its JSON.
 // It takes directories and returns plain data, so any test may use it.
 package olmoracletest

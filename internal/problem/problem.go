@@ -2,7 +2,7 @@
 // finding tied to a file and line, printed as `file:line: severity:
 // message [RULE]` (which editors and CI annotators parse like a
 // compiler's) or as a JSON array. Graph-data validation
-// (generator/validate) and catalog validation (catalog/model) both report
+// (release/validate) and catalog validation (catalog/model) both report
 // in it, so their findings print, count and combine alike.
 package problem
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 //go:embed cloudfront_rollouts.js

@@ -13,8 +13,8 @@ import (
 
 	"github.com/blang/semver/v4"
 
-	"github.com/upgraph/upgraph/generator/cvo"
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/cvo"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // nodeBinary finds Node.js, which CI provides; its absence is a failure.

@@ -21,9 +21,9 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/cvo"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/internal/cvo"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestClientConformance asks, for every version of every channel × arch of

@@ -20,12 +20,12 @@ import (
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/synth"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/internal/synth"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // Inputs shared with the rest of the repository's tests (next to it in CI).

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/upgraph/upgraph/generator/rollout"
+	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/site"
 )
 

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/policy"
 	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/site"
 )
 

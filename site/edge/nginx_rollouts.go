@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/rollout"
+	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/site"
 )
 

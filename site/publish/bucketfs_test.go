@@ -16,15 +16,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/airgap"
-	"github.com/upgraph/upgraph/generator/diff"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/mirror"
-	"github.com/upgraph/upgraph/generator/path"
 	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tools/airgap"
+	"github.com/upgraph/upgraph/tools/diff"
+	"github.com/upgraph/upgraph/tools/path"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestTransientFaults: 500s, SlowDowns and connection resets on the first

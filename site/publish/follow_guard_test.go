@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestFollowShrinkGuard: serve --s3 with its shrink guard. A published

@@ -1,6 +1,6 @@
 package publish
 
-import "github.com/upgraph/upgraph/generator/manifest"
+import "github.com/upgraph/upgraph/tree/manifest"
 
 // ErrShrink is returned (wrapped, with the numbers) when the tree to publish
 // drops more of the published releases, channels or per-version graphs

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // JournalPath is where a publish in progress records the objects it is

@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Reason says why an object is uploaded or deleted.

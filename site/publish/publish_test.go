@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/site/publish"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestFirstPublish: every object of a real tree (signatures and a gzip

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/tree"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // source is the tree being published, read through its manifest.

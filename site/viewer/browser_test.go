@@ -13,10 +13,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/path"
-	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/generator/views"
+	"github.com/upgraph/upgraph/release/views"
+	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/version"
 	"github.com/upgraph/upgraph/viewer"
 )
 
@@ -266,7 +266,7 @@ func jsonString(v any) string {
 	return string(b)
 }
 
-// goPlan is the Go planner's answer (generator/path, what `upgraph path`
+// goPlan is the Go planner's answer (tools/path, what `upgraph path`
 // prints) in the viewer's shape.
 func goPlan(t testing.TB, g *path.Graph, from, to string) (bool, []shownHop) {
 	t.Helper()
@@ -344,7 +344,7 @@ func TestPathMatchesGo(t *testing.T) {
 					return jsonString(out)
 				}
 				if js.Found != found || names(jsHops) != names(hops) {
-					t.Errorf("%s/%s %s → %s: page plans %v %s, generator/path %v %s", mg.Arch, mg.Channel, from, to, js.Found, names(jsHops), found, names(hops))
+					t.Errorf("%s/%s %s → %s: page plans %v %s, tools/path %v %s", mg.Arch, mg.Channel, from, to, js.Found, names(jsHops), found, names(hops))
 				}
 				pairs++
 				if found && len(hops) > 0 {
@@ -385,11 +385,11 @@ func TestPathMatchesGo(t *testing.T) {
 			}
 			found, want := goPlan(t, g, from, to)
 			if !found {
-				t.Errorf("%s → %s offered as a target but generator/path finds no path", from, to)
+				t.Errorf("%s → %s offered as a target but tools/path finds no path", from, to)
 				continue
 			}
 			if s.To != to || jsonString(s.Hops) != jsonString(want) {
-				t.Errorf("%s → %s: page shows %s, generator/path plans %s", from, to, jsonString(s.Hops), jsonString(want))
+				t.Errorf("%s → %s: page shows %s, tools/path plans %s", from, to, jsonString(s.Hops), jsonString(want))
 			}
 			for _, h := range want {
 				conditionalHops += len(h.Risks)

@@ -13,10 +13,10 @@ import (
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/rollout"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // TestViewerRollouts: for a tree with 4.16.2 rolling out (buckets 1–3 of

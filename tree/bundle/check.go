@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/version"
-	"github.com/upgraph/upgraph/generator/views"
+	"github.com/upgraph/upgraph/release/views"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/version"
 )
 
 var (

@@ -10,8 +10,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/upgraph/upgraph/generator/manifest"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Limits bound what reading a bundle may cost, since one may come from

@@ -10,7 +10,7 @@ import (
 
 	"github.com/upgraph/upgraph/internal/bundletest"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 const (

@@ -17,7 +17,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/upgraph/upgraph/generator/manifest"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Written describes a bundle written by Write.

@@ -32,9 +32,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/registry"
+	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // Scheme prefixes the references Push and Pull take: oci://HOST/REPO:TAG

@@ -23,12 +23,12 @@ import (
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	"github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 var generatedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -1,5 +1,5 @@
 // Update-path planning of web/graph.js against the vectors shared with
-// generator/path (run: node --test test/). UPGRAPH_PATH_VECTORS overrides
+// tools/path (run: node --test test/). UPGRAPH_PATH_VECTORS overrides
 // where the vectors are read from.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Graph, updatesOf } from '../web/graph.js';
 
 const vectorsFile = process.env.UPGRAPH_PATH_VECTORS ||
-  fileURLToPath(new URL('../../../generator/path/testdata/vectors.json', import.meta.url));
+  fileURLToPath(new URL('../../../tools/path/testdata/vectors.json', import.meta.url));
 
 test('shared path vectors', async (t) => {
   if (!existsSync(vectorsFile)) {

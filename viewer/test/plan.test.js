@@ -1,5 +1,5 @@
 // Node unit tests of the plan view's pure logic (graph.js, mirroring
-// catalog/plan): minors, blocking with 4.23 ≡ 5.0, the first allowing
+// tools/plan): minors, blocking with 4.23 ≡ 5.0, the first allowing
 // bundle on a path, crossings, EUS steps, the default catalog mapping,
 // the operators list and its URL form, skipRange matching, OLM v0's first
 // hop from a bundle a channel lacks, OLM v1's (v1FirstHop) and its walk
@@ -27,7 +27,7 @@ test('normalize: 4.23 is 5.0, nothing else moves', () => {
   for (const s of ['4.22', '5.0', '4.24', '5.1', '3.23']) assert.deepEqual(normalizeMinor(M(s)), M(s), s);
 });
 
-// The table of catalog/plan's minor_test (Blocks: at 4.22, 4.22 blocks,
+// The table of tools/plan's minor_test (Blocks: at 4.22, 4.22 blocks,
 // 4.23 and 5.0 do not; at 5.0, 4.23 blocks).
 test('minorBlocks', () => {
   const cases = [
@@ -232,7 +232,7 @@ test('PlanCatalog.routeV1', async () => {
   assert.deepEqual([rt.found, rt.hops.length], [true, 0]);
 });
 
-// What the runtimes refuse (catalog/plan with h1's rules): OLM v0 never
+// What the runtimes refuse (tools/plan with h1's rules): OLM v0 never
 // takes a Prohibited entry (legacy olm.deprecated) and says so when it
 // was the only way; OLM v1 validates what it resolved, the installed
 // version included, and refuses a dependency with no fallback.

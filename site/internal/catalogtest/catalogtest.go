@@ -21,11 +21,11 @@ import (
 	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/generator/graphdata"
-	"github.com/upgraph/upgraph/generator/manifest"
-	gensource "github.com/upgraph/upgraph/generator/source"
-	"github.com/upgraph/upgraph/generator/writer"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/release/graphdata"
+	gensource "github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // Catalog names in the trees Tree writes.
