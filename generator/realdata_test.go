@@ -22,7 +22,6 @@ import (
 	"github.com/upgraph/upgraph/internal/cvo"
 	"github.com/upgraph/upgraph/release/graph"
 	"github.com/upgraph/upgraph/release/graphdata"
-	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
 	"github.com/upgraph/upgraph/tree/writer"
@@ -79,7 +78,7 @@ func TestRealGraphData(t *testing.T) {
 			for _, v := range ge.Versions {
 				cur := semver.MustParse(v)
 				want := cvo.Canonical(full.Updates(ge.Channel, "", "", cur))
-				name := path.Join("graph", ge.Arch, ge.Channel, views.FileName(v))
+				name := path.Join("graph", ge.Arch, ge.Channel, manifest.VersionFileName(v))
 				// Identical files (by digest) give identical answers; each
 				// distinct one is parsed once.
 				got, ok := answers.Load(m.Files[name].SHA256)

@@ -391,7 +391,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		own[0].name = m.Graphs[i].Path
 		dir := path.Join("graph", jobs[i].arch, jobs[i].channel)
 		for p, s := range v.Versions {
-			own[1+p].name = path.Join(dir, views.FileName(s))
+			own[1+p].name = path.Join(dir, manifest.VersionFileName(s))
 		}
 		r := renderers[w]
 		for k := range own {

@@ -105,7 +105,7 @@ func renderRollouts(ctx context.Context, b *Built, plan *rollout.Plan, channels,
 					if p < 0 {
 						name, data = manifest.GraphPath(arch, channel), cg.r.Channel(nil, v)
 					} else {
-						name, data = path.Join(dir, views.FileName(v.Versions[p])), cg.r.Version(nil, l, p)
+						name, data = path.Join(dir, manifest.VersionFileName(v.Versions[p])), cg.r.Version(nil, l, p)
 					}
 					base, ok := m.Files[name]
 					sum := manifest.SHA256(data)
@@ -161,7 +161,7 @@ func versionPaths(g manifest.Graph) []string {
 	dir := path.Join("graph", g.Arch, g.Channel)
 	out := make([]string, len(g.Versions))
 	for i, v := range g.Versions {
-		out[i] = path.Join(dir, views.FileName(v))
+		out[i] = path.Join(dir, manifest.VersionFileName(v))
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
@@ -123,7 +122,7 @@ func FuzzGraphQuery(f *testing.F) {
 				if pv, err := version.Parse(v); err == nil {
 					for _, lv := range g.Versions {
 						if version.MustParse(lv).Key() == pv.Key() {
-							want = string(files[path.Join("graph", arch, channel, views.FileName(lv))])
+							want = string(files[path.Join("graph", arch, channel, manifest.VersionFileName(lv))])
 							break
 						}
 					}

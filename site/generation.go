@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/internal/precompress"
-	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
@@ -222,7 +221,7 @@ func load(root *os.Root, m *manifest.Manifest, index []byte) (*Generation, error
 			if err != nil {
 				return nil, fmt.Errorf("index.json: graph %s/%s: %w", mg.Channel, mg.Arch, err)
 			}
-			file := path.Join(dir, views.FileName(v))
+			file := path.Join(dir, manifest.VersionFileName(v))
 			if _, ok := m.Files[file]; !ok {
 				return nil, fmt.Errorf("index.json: graph %s/%s: %s is not among the files", mg.Channel, mg.Arch, file)
 			}

@@ -23,7 +23,7 @@ const MaxEncoded = 200
 // (without extension) that is safe on every file system and object store,
 // case-insensitive ones included, and in a URL path without escaping. It
 // extends the encoding of release versions in per-version file names
-// (release/views.FileName) to arbitrary bytes:
+// (tree/manifest.VersionFileName) to arbitrary bytes:
 //
 //   - [0-9a-z-] are kept, and so is '.' except as the first byte;
 //   - '+' becomes '_';
@@ -34,7 +34,7 @@ const MaxEncoded = 200
 //
 // The encoding is reversible (DecodeName) but for names longer than
 // MaxEncoded once encoded, which are hashed; a SemVer version is encoded
-// exactly as release/views.FileName encodes it. No name encodes to ""
+// exactly as tree/manifest.VersionFileName encodes it. No name encodes to ""
 // except "", which no valid catalog has; no file name starts with '.'
 // (hidden, and not a tree path). Up to MaxEncoded bytes, but for a
 // trailing ".jsonl", it is catalog/metas.Encode's encoding, which names

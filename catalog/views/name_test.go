@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/metas"
-	genviews "github.com/upgraph/upgraph/release/views"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 func TestEncodeName(t *testing.T) {
@@ -60,7 +60,7 @@ func TestEncodeName(t *testing.T) {
 // per-version file names encode it.
 func TestEncodeNameExtendsVersionFileNames(t *testing.T) {
 	for _, v := range []string{"4.16.3", "4.17.0-rc.1", "4.16.3+amd64", "1.0.0-Alpha.X-1+Build.7", "0.0.0-0"} {
-		if got, want := EncodeName(v)+".json", genviews.FileName(v); got != want {
+		if got, want := EncodeName(v)+".json", manifest.VersionFileName(v); got != want {
 			t.Errorf("%s: %s, per-version file name %s", v, got, want)
 		}
 	}

@@ -2,96 +2,12 @@ package views
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/upgraph/upgraph/release/graph"
 	"github.com/upgraph/upgraph/release/policy"
-	"github.com/upgraph/upgraph/tree/version"
 )
-
-func TestFileName(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"4.16.3", "4.16.3.json"},
-		{"4.17.0-rc.1", "4.17.0-rc.1.json"},
-		{"1.0.0+a.b", "1.0.0_a.b.json"},
-		{"1.0.0-RC.1", "1.0.0-!r!c.1.json"},
-		{"4.2.10-s390x+s390x", "4.2.10-s390x_s390x.json"},
-		{"4.0.0-0.okd-0", "4.0.0-0.okd-0.json"},
-		{"1.0.0-Ab+Cd", "1.0.0-!ab_!cd.json"},
-		{"1.0.0-alpha-Z9", "1.0.0-alpha-!z9.json"},
-	} {
-		if got := FileName(tc.in); got != tc.want {
-			t.Errorf("FileName(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-// decodeFileName inverts FileName, proving the encoding loses nothing.
-func decodeFileName(name string) (string, error) {
-	s, ok := strings.CutSuffix(name, ".json")
-	if !ok {
-		return "", errors.New("no .json suffix")
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '_':
-			b.WriteByte('+')
-		case c == '!':
-			if i+1 >= len(s) || s[i+1] < 'a' || s[i+1] > 'z' {
-				return "", fmt.Errorf("bad escape at %d", i)
-			}
-			i++
-			b.WriteByte(s[i] - 'a' + 'A')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
-}
-
-func TestFileNameInjective(t *testing.T) {
-	versions := []string{
-		"1.0.0", "1.0.0-a", "1.0.0-A", "1.0.0+a", "1.0.0+A", "1.0.0-a+b", "1.0.0-a.b", "1.0.0+a.b",
-		"1.0.0-a-b", "1.0.0-a.b-c", "1.0.0-ab", "1.0.0-Ab", "1.0.0-aB", "1.0.0-AB", "1.0.0-a-B",
-		"1.0.0-x.Y", "1.0.0-x.y", "1.0.0+x.Y", "1.0.0-x+y", "1.0.0-x+Y", "1.0.0-X+y", "1.0.0+x-y",
-		"1.0.0-rc.1", "1.0.0-RC.1", "1.0.0-Rc.1", "1.0.0-rC.1", "1.0.0-0", "1.0.0-0.0", "1.0.0+0.0",
-		"1.0.0-ama", "1.0.0-!a", "10.0.0", "1.00.0-x", "4.2.10-s390x+s390x", "4.2.10-s390x", "4.2.10+s390x",
-	}
-	byName := map[string]string{}
-	byFolded := map[string]string{}
-	for _, v := range versions {
-		if _, err := version.Parse(v); err != nil {
-			continue // only SemVer versions are ever served
-		}
-		name := FileName(v)
-		if prev, dup := byName[name]; dup {
-			t.Errorf("FileName(%q) = FileName(%q) = %q", v, prev, name)
-		}
-		byName[name] = v
-		// Distinct even on a case-insensitive file system.
-		folded := strings.ToLower(name)
-		if prev, dup := byFolded[folded]; dup {
-			t.Errorf("FileName(%q) and FileName(%q) differ only in case: %q", v, prev, folded)
-		}
-		byFolded[folded] = v
-		for _, c := range name {
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || strings.ContainsRune(".-_!", c)) {
-				t.Errorf("FileName(%q) = %q contains %q", v, name, c)
-			}
-		}
-		if back, err := decodeFileName(name); err != nil || back != v {
-			t.Errorf("decode(FileName(%q) = %q) = %q, %v", v, name, back, err)
-		}
-	}
-	if len(byName) < 30 {
-		t.Fatalf("only %d versions tested", len(byName))
-	}
-}
 
 // testGraph: stable-4.1 has 4.1.0, 4.1.1, 4.1.2 on amd64 and 4.1.1 on arm64;
 // an abstract 4.0.9 precedes 4.1.0; 4.1.0 → 4.1.2 is conditional.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/tools/path"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
@@ -227,7 +226,7 @@ func TestVersionUpdates(t *testing.T) {
 			if s.Current != v || s.Selected != v || s.Channel != g.Channel || s.Arch != g.Arch {
 				t.Fatalf("%s/%s: clicked %s, page shows %s (selected %s) in %s/%s", g.Arch, g.Channel, v, s.Current, s.Selected, s.Arch, s.Channel)
 			}
-			_, d := readDoc(t, dir, "graph/"+g.Arch+"/"+g.Channel+"/"+views.FileName(v))
+			_, d := readDoc(t, dir, "graph/"+g.Arch+"/"+g.Channel+"/"+manifest.VersionFileName(v))
 			rec, cond := wantUpdates(t, d, v)
 			if !slices.Equal(s.Recommended, rec) {
 				t.Errorf("%s/%s %s: recommended updates %v, the per-version file has %v", g.Arch, g.Channel, v, s.Recommended, rec)

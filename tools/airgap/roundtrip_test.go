@@ -16,9 +16,9 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/upgraph/upgraph/internal/cvo"
-	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 // TestMirrorRoundTrip mirrors a generated tree into a bundle with a
@@ -78,7 +78,7 @@ func TestMirrorRoundTrip(t *testing.T) {
 				want := rewriteDoc(t, readFile(t, srcDir, g.Path))
 				sameDoc(t, get(t, endpoint, g.Channel, g.Arch, ""), want, g.Path)
 				for _, v := range g.Versions {
-					name := path.Join("graph", g.Arch, g.Channel, views.FileName(v))
+					name := path.Join("graph", g.Arch, g.Channel, manifest.VersionFileName(v))
 					want := rewriteDoc(t, readFile(t, srcDir, name))
 					sameDoc(t, get(t, endpoint, g.Channel, g.Arch, v), want, name)
 					cur := semver.MustParse(v)

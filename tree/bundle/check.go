@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/release/views"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -86,7 +85,7 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 				bad("graph %s: version %q: %v", id, v, err)
 				continue
 			}
-			file := path.Join(dir, views.FileName(v))
+			file := path.Join(dir, manifest.VersionFileName(v))
 			if accounted[file] {
 				bad("graph %s: version %s is listed twice", id, v)
 			}

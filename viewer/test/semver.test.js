@@ -50,7 +50,7 @@ test('strict parsing', () => {
   assert.equal(compareSemver('a', 'b'), -1);
 });
 
-test('file names are those of release/views.FileName', () => {
+test('file names are those of tree/manifest.VersionFileName', () => {
   assert.equal(fileName('4.16.3'), '4.16.3.json');
   assert.equal(fileName('4.17.0-rc.1'), '4.17.0-rc.1.json');
   assert.equal(fileName('4.16.0+amd64'), '4.16.0_amd64.json');
