@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/guard"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
@@ -34,88 +33,16 @@ func shrinkThreshold(c *cli.Context) (float64, error) {
 	return t, nil
 }
 
-// generationGuard reads the generation an output would replace (a tree
-// directory, or a bundle when isBundle) and returns the check that the
-// new one must pass before it replaces it. It runs before any work, so a
-// mistake is reported at once; flag names the output's flag.
+// generationGuard is the shrink guard (package guard) of the output
+// --flag out names, a tree directory or a bundle when isBundle, with the
+// guard's flags.
 func generationGuard(ctx context.Context, c *cli.Context, flag, out string, isBundle bool) (func(*manifest.Manifest) error, error) {
 	threshold, err := shrinkThreshold(c)
 	if err != nil {
 		return nil, err
 	}
-	force, allowEmpty := c.Bool("force"), c.Bool("allow-empty")
-	var prev *manifest.Manifest
-	if isBundle {
-		prev, err = previousBundle(ctx, out)
-	} else {
-		prev, err = previousTree(out)
-	}
-	if err != nil {
-		if errors.Is(err, writer.ErrNotAGeneration) {
-			return nil, fmt.Errorf("--%s %s %w", flag, out, err)
-		}
-		if !force {
-			return nil, fmt.Errorf("--%s %s: %w; nothing was written (--force replaces it anyway)", flag, out, err)
-		}
-		prev = nil
-	}
-	return func(next *manifest.Manifest) error {
-		if !allowEmpty {
-			if err := manifest.CheckNotEmpty(next); err != nil {
-				return fmt.Errorf("%w; %s was not written (--allow-empty writes it anyway; check --channel, --arch and the inputs)", err, out)
-			}
-		}
-		if force {
-			return nil
-		}
-		if !isBundle {
-			// Read again now that the output is locked: a run that
-			// finished since the first read replaced the generation this
-			// one is compared with.
-			if now, err := previousTree(out); err == nil {
-				prev = now
-			}
-		}
-		if prev != nil {
-			if err := manifest.CheckShrink(prev, next, threshold); err != nil {
-				return fmt.Errorf("--%s %s: %w; the generation there is unchanged (--force replaces it anyway, --shrink-threshold sets the fraction)", flag, out, err)
-			}
-		}
-		return nil
-	}, nil
-}
-
-// previousTree is the manifest of the generation at dir (nil when there
-// is none yet); a directory that is neither empty nor a generation
-// upgraph wrote is an error here already, before anything is computed,
-// and one that --force does not override.
-func previousTree(dir string) (*manifest.Manifest, error) {
-	resolved, err := writer.Resolve(dir)
-	if err != nil {
-		return nil, err
-	}
-	holds, err := writer.Inspect(resolved)
-	if err != nil || !holds {
-		return nil, err
-	}
-	m, err := manifest.Read(resolved)
-	if err != nil {
-		return nil, fmt.Errorf("the generation there cannot be compared with the new one: %w", err)
-	}
-	return m, nil
-}
-
-// previousBundle is the manifest of the bundle at file (nil when there is
-// none yet).
-func previousBundle(ctx context.Context, file string) (*manifest.Manifest, error) {
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	sum, err := bundle.Verify(ctx, file, bundle.Limits{})
-	if err != nil {
-		return nil, fmt.Errorf("the bundle there cannot be compared with the new one: %w", err)
-	}
-	return sum.Manifest, nil
+	return guard.New(ctx, guard.Options{Flag: flag, Out: out, Bundle: isBundle, Threshold: threshold,
+		Force: c.Bool("force"), AllowEmpty: c.Bool("allow-empty")})
 }
 
 // interrupted rewords the error of a run stopped by a signal: it says

@@ -15,6 +15,7 @@ import (
 
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/guard"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
@@ -217,7 +218,7 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	}
 	// DIR/tree must be new, empty or a generation: the same rule as
 	// generate's --out, checked now rather than at the first refresh.
-	if _, err := previousTree(cfg.treeDir()); err != nil && !cfg.force {
+	if _, err := guard.PreviousTree(cfg.treeDir()); err != nil && !cfg.force {
 		return nil, fmt.Errorf("--data %s: %s: %w", cfg.data, serviceTreeDir, err)
 	}
 	// --sign's keys are read now, so a wrong directory fails at start;
