@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/site"
@@ -100,7 +101,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 		opts.Payloads = append(opts.Payloads, pm)
 	}
 	// Only a graph endpoint lacks a generation time of its own.
-	if opts.GeneratedAt, err = generatedAt(); err != nil {
+	if opts.GeneratedAt, err = generator.GeneratedAt(); err != nil {
 		return err
 	}
 	if err := firstError(

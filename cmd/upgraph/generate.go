@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph"
+	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/gcbudget"
 	"github.com/upgraph/upgraph/registry"
@@ -132,7 +132,7 @@ func runGenerate(c *cli.Context) error {
 	if !releases && len(specs) == 0 {
 		return fmt.Errorf("--releases is required (or --demo, or --catalog NAME=SOURCE or --catalog-set FILE for operator catalogs)")
 	}
-	at, err := generatedAt()
+	at, err := generator.GeneratedAt()
 	if err != nil {
 		return err
 	}
@@ -153,9 +153,15 @@ func runGenerate(c *cli.Context) error {
 	start := time.Now()
 	// Catalogs first: a catalog that fails validation fails the run
 	// before releases are scraped.
-	cats, err := loadGenerateCatalogs(c, specs, c.App.ErrWriter, log)
-	if err != nil {
-		return interrupted(c, err, out)
+	var cats []*catviews.Catalog
+	if len(specs) > 0 {
+		opts, err := catalogOptions(c, log)
+		if err == nil {
+			cats, err = generator.LoadCatalogs(c.Context, specs, opts, c.Bool("catalog-valid-only"), c.App.ErrWriter, log)
+		}
+		if err != nil {
+			return interrupted(c, err, out)
+		}
 	}
 	var built *generator.Built
 	if releases {
@@ -186,7 +192,7 @@ func runGenerate(c *cli.Context) error {
 		what = append(what, fmt.Sprintf("%d channel × arch graphs, %d per-version graphs%s", m.Counts.Graphs, m.Counts.VersionGraphs, signatures))
 	}
 	if len(cats) > 0 {
-		what = append(what, catalogSummary(cats))
+		what = append(what, generator.CatalogSummary(cats))
 	}
 	if ro := m.Rollouts; ro != nil {
 		what = append(what, rolloutSummary(ro))
@@ -269,17 +275,4 @@ func openGraphData(c *cli.Context, regOpts registry.Options) (fs.FS, error) {
 		return nil, err
 	}
 	return graphdata.OpenImage(c.Context, client, ref)
-}
-
-// generatedAt honours SOURCE_DATE_EPOCH so builds can be reproducible.
-func generatedAt() (time.Time, error) {
-	s, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
-	if !ok || s == "" {
-		return time.Now(), nil
-	}
-	sec, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want seconds since the epoch", s)
-	}
-	return time.Unix(sec, 0), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/tree/sign"
 )
 
@@ -69,7 +70,7 @@ func keysArgs(c *cli.Context) (dir string, alg sign.Algorithm, ths map[string]si
 	if c.Duration("root-expiry") <= 0 {
 		return "", "", nil, at, fmt.Errorf("--root-expiry %s: want a positive duration", c.Duration("root-expiry"))
 	}
-	at, err = generatedAt()
+	at, err = generator.GeneratedAt()
 	return c.Args().First(), alg, ths, at, err
 }
 

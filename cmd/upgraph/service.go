@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree/guard"
@@ -110,7 +111,7 @@ type serviceConfig struct {
 	releases    string // HOST/REPO
 	graphData   string // image reference or path
 	isImage     bool
-	catalogs    []catalogSpec
+	catalogs    []generator.CatalogSpec
 	data        string
 	interval    time.Duration
 	listen      string

@@ -14,7 +14,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/model"
 	catsource "github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
@@ -230,11 +229,11 @@ func (r *refresher) resolve(ctx context.Context) (serviceInputs, *graph.Graph, e
 			in.Catalogs = map[string]string{}
 		}
 		d, err := r.catalogDigest(ctx, s)
-		r.m.input("catalog/"+s.name, s.spec, d, err)
+		r.m.input("catalog/"+s.Name, s.Source, d, err)
 		if err != nil {
-			return in, nil, fmt.Errorf("--catalog %s: %w", s.name, err)
+			return in, nil, fmt.Errorf("--catalog %s: %w", s.Name, err)
 		}
-		in.Catalogs[s.name] = d
+		in.Catalogs[s.Name] = d
 	}
 	return in, g, nil
 }
@@ -246,13 +245,13 @@ func (r *refresher) configKey() string {
 		version, r.cfg.releases, r.c.String("payload-repo"), r.cfg.catalogs, r.cfg.validOnly, r.cfg.platform)
 }
 
-func (r *refresher) catalogSource(s catalogSpec) (catsource.Source, error) {
-	return catsource.Parse(s.spec, r.catOpts)
+func (r *refresher) catalogSource(s generator.CatalogSpec) (catsource.Source, error) {
+	return catsource.Parse(s.Source, r.catOpts)
 }
 
 // catalogDigest resolves a catalog image's tag (one HEAD) or digests a
 // catalog directory or file.
-func (r *refresher) catalogDigest(ctx context.Context, s catalogSpec) (string, error) {
+func (r *refresher) catalogDigest(ctx context.Context, s generator.CatalogSpec) (string, error) {
 	src, err := r.catalogSource(s)
 	if err != nil {
 		return "", err
@@ -302,7 +301,7 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 		}
 		return nil
 	}
-	at, err := generatedAt()
+	at, err := generator.GeneratedAt()
 	if err != nil {
 		return "", false, err
 	}
@@ -375,42 +374,31 @@ func pinned(c *registry.Client, ref, digest string) (string, error) {
 func (r *refresher) readCatalogs(ctx context.Context, in serviceInputs) ([]*catviews.Catalog, error) {
 	var cats []*catviews.Catalog
 	for _, s := range r.cfg.catalogs {
-		digest := in.Catalogs[s.name]
-		if lc, ok := r.catalogs[s.name]; ok && lc.digest == digest {
+		digest := in.Catalogs[s.Name]
+		if lc, ok := r.catalogs[s.Name]; ok && lc.digest == digest {
 			cats = append(cats, lc.catalog)
 			continue
 		}
 		src, err := r.catalogSource(s)
 		if err != nil {
-			return nil, fmt.Errorf("--catalog %s: %w", s.name, err)
+			return nil, fmt.Errorf("--catalog %s: %w", s.Name, err)
 		}
-		lc, err := loadCatalog(r.c, s.name, src, r.cfg.validOnly, r.log)
+		lc, err := generator.LoadCatalog(ctx, s.Name, src, r.cfg.validOnly, r.log)
 		if err != nil {
-			return nil, fmt.Errorf("--catalog %s: %w", s.name, err)
+			return nil, fmt.Errorf("--catalog %s: %w", s.Name, err)
 		}
-		if lc.catalog == nil {
-			return nil, fmt.Errorf("--catalog %s (%s): %w", s.name, src, catalogErrors(lc))
+		if lc.Catalog == nil {
+			return nil, fmt.Errorf("--catalog %s (%s): %w", s.Name, src, lc.Errors())
 		}
 		// The tag may have moved since it was resolved: what was read is
 		// what counts, and a different digest is read again next time.
-		if _, d, ok := strings.Cut(lc.catalog.Info.Resolved, "@"); ok {
+		if _, d, ok := strings.Cut(lc.Catalog.Info.Resolved, "@"); ok {
 			digest = d
 		}
-		r.catalogs[s.name] = loadedServiceCatalog{digest: digest, catalog: lc.catalog}
-		cats = append(cats, lc.catalog)
+		r.catalogs[s.Name] = loadedServiceCatalog{digest: digest, catalog: lc.Catalog}
+		cats = append(cats, lc.Catalog)
 	}
 	return cats, nil
-}
-
-// catalogErrors lists a rejected catalog's errors.
-func catalogErrors(lc *loadedCatalog) error {
-	var errs []error
-	for _, p := range lc.problems {
-		if p.Severity == model.Error {
-			errs = append(errs, errors.New(p.String()))
-		}
-	}
-	return fmt.Errorf("not published, %d error(s) (upgraph validate --catalog lists every problem): %w", len(errs), errors.Join(errs...))
 }
 
 // serve makes the generation just written the one served.

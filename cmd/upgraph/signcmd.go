@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/tree/sign"
 )
 
@@ -45,7 +46,7 @@ func runSign(c *cli.Context) error {
 	} else if !st.IsDir() {
 		return fmt.Errorf("%s: not a directory (sign --timestamp re-signs a tree directory; publish it afterwards)", dir)
 	}
-	at, err := generatedAt()
+	at, err := generator.GeneratedAt()
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/model"
 	catsource "github.com/upgraph/upgraph/catalog/source"
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/release/validate"
@@ -96,12 +97,12 @@ func runValidate(c *cli.Context) error {
 		if err != nil {
 			return fmt.Errorf("--catalog: %w", err)
 		}
-		lc, err := loadCatalog(c, "", src, false, log)
+		lc, err := generator.LoadCatalog(c.Context, "", src, false, log)
 		if err != nil {
 			return fmt.Errorf("--catalog: %w", err)
 		}
-		catProblems = lc.problems
-		catEmpty = lc.blobs == 0 && catProblems.Count(model.Error) == 0
+		catProblems = lc.Problems
+		catEmpty = lc.Blobs == 0 && catProblems.Count(model.Error) == 0
 	}
 	switch {
 	case c.String("catalog") == "":
