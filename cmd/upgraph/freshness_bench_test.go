@@ -34,6 +34,7 @@ import (
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/internal/syncbuf"
 	"github.com/upgraph/upgraph/internal/synth"
+	"github.com/upgraph/upgraph/service"
 )
 
 // upstreamWorstCase is how long a change can take to reach clusters with
@@ -310,7 +311,7 @@ func (f *freshFigures) timeline(log []freshRefresh, t0 time.Time) bool {
 			continue
 		}
 		f.refreshes++
-		if l.result == refreshGenerated {
+		if l.result == service.Generated {
 			f.wait = l.end.Add(-l.duration).Sub(t0)
 			return true
 		}

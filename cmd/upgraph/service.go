@@ -7,25 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/service"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree/guard"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
-)
-
-// The directories and files of --data DIR.
-const (
-	serviceTreeDir   = "tree"       // the generation served
-	serviceCacheDir  = "cache"      // release scrapes, catalog images
-	serviceStateFile = "state.json" // the inputs the tree was made from
 )
 
 func serviceCommand() *cli.Command {
@@ -106,36 +99,24 @@ rollouts.nextChange) even if no input changed, without waiting for
 	}
 }
 
-// serviceConfig is service's flags, checked.
+// serviceConfig is service's flags, checked: the service's and serving's.
 type serviceConfig struct {
-	releases    string // HOST/REPO
-	graphData   string // image reference or path
-	isImage     bool
-	catalogs    []generator.CatalogSpec
-	data        string
-	interval    time.Duration
-	listen      string
-	prefixes    []string
-	cacheBytes  int64
-	publishTo   string // s3://BUCKET/PREFIX or ""
-	threshold   float64
-	force       bool
-	allowEmpty  bool
-	validOnly   bool
-	platform    string
-	scrapeLimit time.Duration
+	service.Config
+	listen     string
+	prefixes   []string
+	cacheBytes int64
 }
-
-func (cfg *serviceConfig) treeDir() string  { return filepath.Join(cfg.data, serviceTreeDir) }
-func (cfg *serviceConfig) cacheDir() string { return filepath.Join(cfg.data, serviceCacheDir) }
 
 // serviceFlags checks every flag before anything is started.
 func serviceFlags(c *cli.Context) (*serviceConfig, error) {
-	cfg := &serviceConfig{
-		data: c.String("data"), interval: c.Duration("interval"), listen: c.String("listen"),
-		force: c.Bool("force"), allowEmpty: c.Bool("allow-empty"),
-		validOnly: c.Bool("catalog-valid-only"), platform: c.String("catalog-platform"), scrapeLimit: c.Duration("scrape-timeout"),
-	}
+	cfg := &serviceConfig{Config: service.Config{
+		Data: c.String("data"), Interval: c.Duration("interval"),
+		Force: c.Bool("force"), AllowEmpty: c.Bool("allow-empty"),
+		ValidOnly: c.Bool("catalog-valid-only"), Platform: c.String("catalog-platform"), ScrapeTimeout: c.Duration("scrape-timeout"),
+		Registry:    registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http")},
+		PayloadRepo: c.String("payload-repo"), Workers: c.Int("workers"), SkipBroken: c.Bool("skip-broken"), RolloutBuckets: c.Int("rollout-buckets"),
+		Version: version,
+	}, listen: c.String("listen")}
 	if c.NArg() > 0 {
 		return nil, fmt.Errorf("service: unexpected argument %q (every input is a flag)", c.Args().First())
 	}
@@ -153,28 +134,29 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.publishTo, _, err = given(c, "publish"); err != nil {
+	publishTo, _, err := given(c, "publish")
+	if err != nil {
 		return nil, err
 	}
 	// --releases as UpdateService spells it, HOST/REPO; generate's
 	// registry: prefix is accepted too.
-	cfg.releases = strings.TrimPrefix(releases, "registry:")
-	if cfg.releases == "" {
+	cfg.Releases = strings.TrimPrefix(releases, "registry:")
+	if cfg.Releases == "" {
 		return nil, fmt.Errorf("--releases is required: the release images' repository, HOST/REPO (UpdateService spec.releases)")
 	}
-	if err := checkRepository("releases", cfg.releases); err != nil {
+	if err := checkRepository("releases", cfg.Releases); err != nil {
 		return nil, err
 	}
 	switch {
 	case image != "" && dir != "":
 		return nil, fmt.Errorf("--graph-data-image and --graph-data: give one")
 	case image != "":
-		cfg.graphData, cfg.isImage = strings.TrimPrefix(image, graphdata.ImagePrefix), true
-		if err := checkImageRef("graph-data-image", cfg.graphData); err != nil {
+		cfg.GraphData, cfg.GraphDataIsImage = strings.TrimPrefix(image, graphdata.ImagePrefix), true
+		if err := checkImageRef("graph-data-image", cfg.GraphData); err != nil {
 			return nil, err
 		}
 	case dir != "":
-		cfg.graphData = dir
+		cfg.GraphData = dir
 		if err := checkGraphData(c, false); err != nil {
 			return nil, err
 		}
@@ -185,20 +167,20 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.catalogs = specs
+	cfg.Catalogs = specs
 	threshold, err := shrinkThreshold(c)
 	if err != nil {
 		return nil, err
 	}
-	cfg.threshold = threshold
+	cfg.ShrinkThreshold = threshold
 	if err := firstError(
 		checkOutputDir(c, "data"), checkListen("listen", cfg.listen), checkGenerateCatalogs(c), checkWorkers(c),
 		checkCAFile(c), checkPayloadRepo(c), checkTimeout(c, "scrape-timeout"), checkS3ClientFlags(c), checkRolloutFlags(c),
 	); err != nil {
 		return nil, err
 	}
-	if cfg.interval <= 0 {
-		return nil, fmt.Errorf("--interval %v: want a positive duration", cfg.interval)
+	if cfg.Interval <= 0 {
+		return nil, fmt.Errorf("--interval %v: want a positive duration", cfg.Interval)
 	}
 	for _, p := range c.StringSlice("prefix") {
 		prefix, err := servePrefix(p)
@@ -212,20 +194,25 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 		return nil, fmt.Errorf("--cache-mb %d: want 0 (no cache) or a positive number of MiB", mb)
 	}
 	cfg.cacheBytes = mb << 20
-	if cfg.publishTo != "" {
-		if _, _, err := s3tree.ParseURL(cfg.publishTo); err != nil {
+	if publishTo != "" {
+		bucket, prefix, err := s3tree.ParseURL(publishTo)
+		if err != nil {
 			return nil, fmt.Errorf("--publish: %w", err)
 		}
+		cfg.Publish = &service.Publisher{URL: publishTo, Bucket: bucket, Prefix: prefix}
 	}
 	// DIR/tree must be new, empty or a generation: the same rule as
 	// generate's --out, checked now rather than at the first refresh.
-	if _, err := guard.PreviousTree(cfg.treeDir()); err != nil && !cfg.force {
-		return nil, fmt.Errorf("--data %s: %s: %w", cfg.data, serviceTreeDir, err)
+	if _, err := guard.PreviousTree(cfg.TreeDir()); err != nil && !cfg.Force {
+		return nil, fmt.Errorf("--data %s: %s: %w", cfg.Data, service.TreeDir, err)
 	}
 	// --sign's keys are read now, so a wrong directory fails at start;
 	// each refresh reads them and the previous versions again.
 	if _, err := generationSigner(c, "", time.Now()); err != nil {
 		return nil, err
+	}
+	cfg.Sign = func(dir string, at time.Time) (func([]byte, *manifest.Manifest) (map[string][]byte, error), error) {
+		return generationSigner(c, dir, at)
 	}
 	return cfg, nil
 }
@@ -237,28 +224,32 @@ func runService(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(cfg.cacheDir(), 0o755); err != nil {
-		return fmt.Errorf("--data %s: %w", cfg.data, err)
+	cfg.Logger = log
+	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
+		return fmt.Errorf("--data %s: %w", cfg.Data, err)
 	}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serviceMemoryLimit(cfg.cacheBytes, cgroupMemoryMax))
+		debug.SetMemoryLimit(service.MemoryLimit(cfg.cacheBytes, service.CgroupMemoryMax))
 	}
 	cacheBytes := cfg.cacheBytes
 	if cacheBytes == 0 {
 		cacheBytes = -1
 	}
-	m := newServiceMetrics()
-	var guard *site.Guard
-	if !cfg.force {
-		guard = &site.Guard{ShrinkThreshold: cfg.threshold}
+	m := service.NewMetrics()
+	var shrink *site.Guard
+	if !cfg.Force {
+		shrink = &site.Guard{ShrinkThreshold: cfg.ShrinkThreshold}
 	}
 	h := site.NewHandler(site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: true,
-		Guard: guard, Logger: log, Metrics: m.write})
-	r, err := newRefresher(c, cfg, h, m, log)
+		Guard: shrink, Logger: log, Metrics: m.Write})
+	svc, err := service.New(cfg.Config, h, m)
+	if err == nil && cfg.Publish != nil {
+		cfg.Publish.Client, err = s3tree.NewClient(c.Context, s3ClientOptions(c))
+	}
 	if err != nil {
 		ln.Close()
 		h.Close()
@@ -266,36 +257,33 @@ func runService(c *cli.Context, log *slog.Logger) error {
 	}
 	// A generation left by a previous run is served at once, before the
 	// first refresh: a restart does not wait for a scrape.
-	if _, err := os.Stat(filepath.Join(cfg.treeDir(), manifest.FileName)); err == nil {
-		if err := r.watch(); err != nil {
-			log.Error("the generation in --data does not load; waiting for the first refresh", "dir", cfg.treeDir(), "err", err)
+	if _, err := os.Stat(filepath.Join(cfg.TreeDir(), manifest.FileName)); err == nil {
+		if err := svc.Watch(c.Context); err != nil {
+			log.Error("the generation in --data does not load; waiting for the first refresh", "dir", cfg.TreeDir(), "err", err)
 		}
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.loop(c.Context)
+		svc.Loop(c.Context)
 	}()
-	err = serveUntilDone(c, h, ln, cfg.treeDir(), log)
+	err = serveUntilDone(c, h, ln, cfg.TreeDir(), log)
 	<-done
 	return err
 }
 
-// cgroupMemoryMax is the container's memory limit (cgroup v2).
-const cgroupMemoryMax = "/sys/fs/cgroup/memory.max"
-
-// serviceMemoryLimit is service's Go memory limit when GOMEMLIMIT is not
-// set: as serve's, the cache and its gzip copies, plus room for a
-// generation being built (373 MiB peak at real scale, docs/openshift.md);
-// and at most 90 % of the container's limit (read from maxFile), so that
-// the collector works harder before the kernel kills the process rather
-// than after.
-func serviceMemoryLimit(cacheBytes int64, maxFile string) int64 {
-	limit := cacheBytes + cacheBytes/4 + 512<<20
-	if data, err := os.ReadFile(maxFile); err == nil {
-		if n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil && n > 0 && n/10*9 < limit {
-			limit = n / 10 * 9
-		}
+// checkRepository checks that --name is HOST/REPO.
+func checkRepository(name, repo string) error {
+	if _, err := (&registry.Client{}).Repository(repo); err != nil {
+		return fmt.Errorf("--%s: %w", name, err)
 	}
-	return limit
+	return nil
+}
+
+// checkImageRef checks that --name is an image reference.
+func checkImageRef(name, ref string) error {
+	if _, err := (&registry.Client{}).Reference(ref); err != nil {
+		return fmt.Errorf("--%s: %w", name, err)
+	}
+	return nil
 }

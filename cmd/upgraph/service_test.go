@@ -25,6 +25,7 @@ import (
 	"github.com/upgraph/upgraph/internal/bundletest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
+	"github.com/upgraph/upgraph/service"
 )
 
 // serviceProc is upgraph service running as a process.
@@ -89,7 +90,7 @@ func (p *listeningProc) metric(t *testing.T, series string) float64 {
 // refreshes counts the refreshes that ended, whatever their result.
 func (p *listeningProc) refreshes(t *testing.T) float64 {
 	var n float64
-	for _, r := range []string{refreshGenerated, refreshUnchanged, refreshRefused, refreshFailed} {
+	for _, r := range []string{service.Generated, service.Unchanged, service.Refused, service.Failed} {
 		n += max(0, p.metric(t, `upgraph_refresh_total{result="`+r+`"}`))
 	}
 	return n
@@ -367,62 +368,6 @@ func TestServiceFlags(t *testing.T) {
 	}
 }
 
-// TestContentDigest: a directory input is compared by its files' names
-// and bytes, not by their times, and a file input by its bytes.
-func TestContentDigest(t *testing.T) {
-	dir := t.TempDir()
-	write(t, filepath.Join(dir, "channels/a.yaml"), "name: a\n")
-	write(t, filepath.Join(dir, "version"), "1\n")
-	digest := func(p string) string {
-		t.Helper()
-		d, err := contentDigest(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	first := digest(dir)
-	if !strings.HasPrefix(first, "sha256:") || len(first) != len("sha256:")+64 {
-		t.Fatalf("digest %q", first)
-	}
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(filepath.Join(dir, "version"), old, old)
-	if got := digest(dir); got != first {
-		t.Errorf("a touched file changed the digest")
-	}
-	steps := []struct {
-		what   string
-		change func()
-	}{
-		{"content", func() { write(t, filepath.Join(dir, "version"), "2\n") }},
-		{"new file", func() { write(t, filepath.Join(dir, "channels/b.yaml"), "name: b\n") }},
-		{"rename", func() { os.Rename(filepath.Join(dir, "channels/b.yaml"), filepath.Join(dir, "channels/c.yaml")) }},
-		{"removal", func() { os.Remove(filepath.Join(dir, "channels/c.yaml")) }},
-	}
-	seen := map[string]string{first: "the start"}
-	for _, s := range steps {
-		s.change()
-		d := digest(dir)
-		if prev, ok := seen[d]; ok && s.what != "removal" {
-			t.Errorf("after %s the digest is that of %s", s.what, prev)
-		}
-		seen[d] = s.what
-	}
-	if got := digest(dir); got == first {
-		t.Errorf("content changed back to a different version, digest as at the start")
-	}
-	write(t, filepath.Join(dir, "version"), "1\n")
-	if got := digest(dir); got != first {
-		t.Errorf("the same files again, a different digest")
-	}
-	if _, err := contentDigest(filepath.Join(dir, "missing")); err == nil {
-		t.Errorf("a missing input has a digest")
-	}
-	if a, b := digest(filepath.Join(dir, "version")), digest(filepath.Join(dir, "channels/a.yaml")); a == b {
-		t.Errorf("two files with different bytes have one digest")
-	}
-}
-
 // TestServiceDirectories: graph-data and a catalog from directories are
 // followed by their content, as images are by their digest.
 func TestServiceDirectories(t *testing.T) {
@@ -460,29 +405,5 @@ func TestServiceDirectories(t *testing.T) {
 	}
 	if _, body := p.get(t, "/catalogs/demo/api/v1/all"); !strings.Contains(body, "alpha.v1.3.0") {
 		t.Errorf("after an invalid catalog, the served one changed")
-	}
-}
-
-// TestServiceMemoryLimit: the cache plus room for a generation, capped
-// below the container's limit.
-func TestServiceMemoryLimit(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		max  string // memory.max, "" for no file
-		want int64
-	}{
-		{"", 512<<20 + 128<<20 + 512<<20},
-		{"max\n", 512<<20 + 128<<20 + 512<<20},
-		{"1140850688\n", 1140850688 / 10 * 9}, // 1088Mi, the Deployment's
-		{"8589934592\n", 512<<20 + 128<<20 + 512<<20},
-	} {
-		file := filepath.Join(dir, "memory.max")
-		os.Remove(file)
-		if c.max != "" {
-			write(t, file, c.max)
-		}
-		if got := serviceMemoryLimit(512<<20, file); got != c.want {
-			t.Errorf("memory.max %q: %d, want %d", c.max, got, c.want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"fmt"
@@ -11,11 +11,11 @@ import (
 	"github.com/upgraph/upgraph/site/publish"
 )
 
-// serviceMetrics is what service adds to serve's /metrics: the inputs,
+// Metrics is what the service adds to serve's /metrics: the inputs,
 // the refreshes and the publishes. None of it bears on /readyz, which
 // only says whether a generation is served: a registry outage must not
 // take a serving replica out of its Service.
-type serviceMetrics struct {
+type Metrics struct {
 	mu          sync.Mutex
 	inputs      map[string]*inputMetrics
 	results     map[string]int64
@@ -35,13 +35,14 @@ type inputMetrics struct {
 	lastSuccess    time.Time
 }
 
-func newServiceMetrics() *serviceMetrics {
-	return &serviceMetrics{inputs: map[string]*inputMetrics{}, results: map[string]int64{},
+// NewMetrics returns metrics with no refresh counted yet.
+func NewMetrics() *Metrics {
+	return &Metrics{inputs: map[string]*inputMetrics{}, results: map[string]int64{},
 		phases: map[string]time.Duration{}, publishes: map[string]int64{}}
 }
 
 // input records one attempt to resolve an input.
-func (m *serviceMetrics) input(name, source, digest string, err error) {
+func (m *Metrics) input(name, source, digest string, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	in := m.inputs[name]
@@ -57,29 +58,29 @@ func (m *serviceMetrics) input(name, source, digest string, err error) {
 	in.digest, in.lastSuccess = digest, time.Now()
 }
 
-func (m *serviceMetrics) phase(name string, start time.Time) {
+func (m *Metrics) phase(name string, start time.Time) {
 	m.mu.Lock()
 	m.phases[name] = time.Since(start)
 	m.mu.Unlock()
 }
 
-func (m *serviceMetrics) scraped(s scrape.Stats, releases int) {
+func (m *Metrics) scraped(s scrape.Stats, releases int) {
 	m.mu.Lock()
 	m.scrape.tags, m.scrape.releases, m.scrape.inspected, m.scrape.cacheHits = s.Tags, releases, s.Inspected, s.CacheHits
 	m.mu.Unlock()
 }
 
-func (m *serviceMetrics) refreshed(result string, start time.Time) {
+func (m *Metrics) refreshed(result string, start time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.results[result]++
 	m.phases["total"] = time.Since(start)
-	if result == refreshGenerated || result == refreshUnchanged {
+	if result == Generated || result == Unchanged {
 		m.lastSuccess = time.Now()
 	}
 }
 
-func (m *serviceMetrics) published(rep *publish.Report, err error) {
+func (m *Metrics) published(rep *publish.Report, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
@@ -90,9 +91,9 @@ func (m *serviceMetrics) published(rep *publish.Report, err error) {
 	m.uploaded, m.uploadBytes, m.lastPublish = rep.Uploaded, rep.UploadedBytes, time.Now()
 }
 
-// write renders the series in Prometheus' text format, each family in a
+// Write renders the series in Prometheus' text format, each family in a
 // fixed order and its series sorted, so that two scrapes compare.
-func (m *serviceMetrics) write(w io.Writer) {
+func (m *Metrics) Write(w io.Writer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	names := make([]string, 0, len(m.inputs))
@@ -118,7 +119,7 @@ func (m *serviceMetrics) write(w io.Writer) {
 		fmt.Fprintf(w, "upgraph_input_last_success_timestamp_seconds{input=%q} %s\n", n, unix(m.inputs[n].lastSuccess))
 	}
 	family(w, "upgraph_refresh_total", "counter", "Refreshes by result: generated, unchanged, refused (shrink guard), failed.")
-	for _, r := range []string{refreshGenerated, refreshUnchanged, refreshRefused, refreshFailed} {
+	for _, r := range []string{Generated, Unchanged, Refused, Failed} {
 		fmt.Fprintf(w, "upgraph_refresh_total{result=%q} %d\n", r, m.results[r])
 	}
 	family(w, "upgraph_refresh_last_success_timestamp_seconds", "gauge", "When a refresh last ended with every input read (generated or unchanged).")

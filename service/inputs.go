@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -15,22 +15,6 @@ import (
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/scrape"
 )
-
-// checkRepository checks that --name is HOST/REPO.
-func checkRepository(name, repo string) error {
-	if _, err := (&registry.Client{}).Repository(repo); err != nil {
-		return fmt.Errorf("--%s: %w", name, err)
-	}
-	return nil
-}
-
-// checkImageRef checks that --name is an image reference.
-func checkImageRef(name, ref string) error {
-	if _, err := (&registry.Client{}).Reference(ref); err != nil {
-		return fmt.Errorf("--%s: %w", name, err)
-	}
-	return nil
-}
 
 // resolveImage returns the digest a tag (or digest) reference names now,
 // with one HEAD request.

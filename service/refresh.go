@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	catsource "github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
@@ -23,16 +21,17 @@ import (
 	"github.com/upgraph/upgraph/release/scrape"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/site"
+	"github.com/upgraph/upgraph/tree/guard"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // The results of a refresh, as /metrics counts them.
 const (
-	refreshGenerated = "generated" // a new generation is served
-	refreshUnchanged = "unchanged" // every input digest as served
-	refreshRefused   = "refused"   // the shrink guard refused the inputs
-	refreshFailed    = "failed"    // an input could not be read, or generating failed
+	Generated = "generated" // a new generation is served
+	Unchanged = "unchanged" // every input digest as served
+	Refused   = "refused"   // the shrink guard refused the inputs
+	Failed    = "failed"    // an input could not be read, or generating failed
 )
 
 // serviceInputs identify what a generation was made from: a digest per
@@ -58,17 +57,15 @@ type serviceState struct {
 	Published  string        `json:"published,omitempty"`
 }
 
-// refresher keeps DIR/tree up to date with the inputs.
-type refresher struct {
-	c        *cli.Context // generate's helpers read the flags they share
-	cfg      *serviceConfig
+// Service keeps DIR/tree up to date with the inputs and has h serve it.
+type Service struct {
+	cfg      Config
 	h        *site.Handler
-	m        *serviceMetrics
+	m        *Metrics
 	log      *slog.Logger
 	client   *registry.Client // graph-data and catalog images
 	releases *source.Scraped
 	catOpts  catsource.Options
-	pub      *servicePublisher // nil without --publish
 	watching bool
 	// refused is the key of the inputs the guard refused last: they are
 	// not tried again until an input changes.
@@ -81,7 +78,7 @@ type refresher struct {
 	}
 	catalogs map[string]loadedServiceCatalog
 	// rollouts is when the served tree's phased rollouts next change
-	// (service_rollouts.go).
+	// (rollouts.go).
 	rollouts rolloutClock
 }
 
@@ -90,44 +87,44 @@ type loadedServiceCatalog struct {
 	catalog *catviews.Catalog
 }
 
-func newRefresher(c *cli.Context, cfg *serviceConfig, h *site.Handler, m *serviceMetrics, log *slog.Logger) (*refresher, error) {
-	regOpts := registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http"), Logger: log}
+// New returns the service of cfg, serving with h and counting in m.
+func New(cfg Config, h *site.Handler, m *Metrics) (*Service, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	regOpts := cfg.Registry
+	regOpts.Logger = log
 	client, err := registry.New(regOpts)
 	if err != nil {
 		return nil, err
 	}
-	src, err := source.Parse("registry:"+cfg.releases, source.Options{
-		Logger: log, Registry: regOpts, ScrapeTimeout: cfg.scrapeLimit, PayloadRepo: c.String("payload-repo"),
+	src, err := source.Parse("registry:"+cfg.Releases, source.Options{
+		Logger: log, Registry: regOpts, ScrapeTimeout: cfg.ScrapeTimeout, PayloadRepo: cfg.PayloadRepo,
 		Scrape: scrape.Options{
 			// Entries never go stale: kept in memory too, each refresh
 			// costs one HEAD per tag and no file read.
-			Cache:      &scrape.MemoryCache{Inner: scrape.DirCache{Dir: filepath.Join(cfg.cacheDir(), "releases")}},
-			Workers:    c.Int("workers"),
-			SkipBroken: c.Bool("skip-broken"),
+			Cache:      &scrape.MemoryCache{Inner: scrape.DirCache{Dir: filepath.Join(cfg.CacheDir(), "releases")}},
+			Workers:    cfg.Workers,
+			SkipBroken: cfg.SkipBroken,
 		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--releases: %w", err)
 	}
-	r := &refresher{
-		c: c, cfg: cfg, h: h, m: m, log: log, client: client, releases: src.(*source.Scraped),
-		catOpts:  catsource.Options{Registry: regOpts, Platform: cfg.platform, CacheDir: filepath.Join(cfg.cacheDir(), "catalogs"), Logger: log},
+	return &Service{
+		cfg: cfg, h: h, m: m, log: log, client: client, releases: src.(*source.Scraped),
+		catOpts:  catsource.Options{Registry: regOpts, Platform: cfg.Platform, CacheDir: filepath.Join(cfg.CacheDir(), "catalogs"), Logger: log},
 		catalogs: map[string]loadedServiceCatalog{},
-	}
-	if cfg.publishTo != "" {
-		if r.pub, err = newServicePublisher(c, cfg, log); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+	}, nil
 }
 
-// loop refreshes at once, then --interval after each refresh ends, until
+// Loop refreshes at once, then Interval after each refresh ends, until
 // ctx ends.
-func (r *refresher) loop(ctx context.Context) {
+func (r *Service) Loop(ctx context.Context) {
 	for {
 		start := time.Now()
-		result, err := r.refresh(ctx)
+		result, err := r.Refresh(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -144,61 +141,62 @@ func (r *refresher) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.rollouts.wait(r.cfg.interval, time.Now())):
+		case <-time.After(r.rollouts.wait(r.cfg.Interval, time.Now())):
 		}
 	}
 }
 
-// watch serves DIR/tree and follows it.
-func (r *refresher) watch() error {
-	if err := r.h.Watch(r.c.Context, r.cfg.treeDir(), 2*time.Second); err != nil {
+// Watch serves DIR/tree and follows it, until ctx ends.
+func (r *Service) Watch(ctx context.Context) error {
+	if err := r.h.Watch(ctx, r.cfg.TreeDir(), 2*time.Second); err != nil {
 		return err
 	}
 	r.watching = true
 	return nil
 }
 
-// refresh resolves every input, generates and serves a new tree when one
-// changed, and publishes what is not published yet.
-func (r *refresher) refresh(ctx context.Context) (string, error) {
+// Refresh resolves every input, generates and serves a new tree when one
+// changed, and publishes what is not published yet. It returns the
+// result as /metrics counts it (Generated, Unchanged, Refused, Failed).
+func (r *Service) Refresh(ctx context.Context) (string, error) {
 	in, g, err := r.resolve(ctx)
 	if err != nil {
-		return refreshFailed, err
+		return Failed, err
 	}
 	state := r.readState()
 	current := r.treeGeneration()
-	if current != "" && state.Generation == current && state.Inputs.key() == in.key() && !r.rollouts.due(r.cfg.treeDir(), time.Now()) {
-		return refreshUnchanged, r.publishPending(ctx, state)
+	if current != "" && state.Generation == current && state.Inputs.key() == in.key() && !r.rollouts.due(r.cfg.TreeDir(), time.Now()) {
+		return Unchanged, r.publishPending(ctx, state)
 	}
 	if r.refused == in.key() {
-		return refreshRefused, errors.New("the inputs are those of the generation refused last; waiting for one of them to change")
+		return Refused, errors.New("the inputs are those of the generation refused last; waiting for one of them to change")
 	}
 	gen, refused, err := r.generate(ctx, in, g)
 	switch {
 	case refused:
 		r.refused = in.key()
-		return refreshRefused, err
+		return Refused, err
 	case err != nil:
-		return refreshFailed, err
+		return Failed, err
 	}
 	r.refused = ""
 	state = serviceState{Inputs: in, Generation: gen, Published: state.Published}
 	if err := r.writeState(state); err != nil {
-		return refreshFailed, err
+		return Failed, err
 	}
 	start := time.Now()
-	err = r.serve(gen)
+	err = r.serve(ctx, gen)
 	r.m.phase("serve", start)
 	if err != nil {
-		return refreshFailed, err
+		return Failed, err
 	}
-	return refreshGenerated, r.publishPending(ctx, state)
+	return Generated, r.publishPending(ctx, state)
 }
 
 // resolve reads every input's digest: the releases by scraping (the
 // graph of releases comes with it), images with a HEAD request,
 // directories by their content.
-func (r *refresher) resolve(ctx context.Context) (serviceInputs, *graph.Graph, error) {
+func (r *Service) resolve(ctx context.Context) (serviceInputs, *graph.Graph, error) {
 	in := serviceInputs{Config: r.configKey()}
 	start := time.Now()
 	g, err := r.releases.Graph(ctx)
@@ -206,25 +204,25 @@ func (r *refresher) resolve(ctx context.Context) (serviceInputs, *graph.Graph, e
 		in.Releases = releasesDigest(r.releases.Result)
 		r.m.scraped(r.releases.Result.Stats, len(r.releases.Result.Releases))
 	}
-	r.m.input("releases", r.cfg.releases, in.Releases, err)
+	r.m.input("releases", r.cfg.Releases, in.Releases, err)
 	r.m.phase("scrape", start)
 	if err != nil {
 		return in, nil, err
 	}
 	start = time.Now()
-	if r.cfg.isImage {
-		in.GraphData, err = resolveImage(ctx, r.client, r.cfg.graphData)
+	if r.cfg.GraphDataIsImage {
+		in.GraphData, err = resolveImage(ctx, r.client, r.cfg.GraphData)
 	} else {
-		in.GraphData, err = contentDigest(r.cfg.graphData)
+		in.GraphData, err = contentDigest(r.cfg.GraphData)
 	}
-	r.m.input("graph-data", r.cfg.graphData, in.GraphData, err)
+	r.m.input("graph-data", r.cfg.GraphData, in.GraphData, err)
 	r.m.phase("graph_data", start)
 	if err != nil {
-		return in, nil, fmt.Errorf("graph-data %s: %w", r.cfg.graphData, err)
+		return in, nil, fmt.Errorf("graph-data %s: %w", r.cfg.GraphData, err)
 	}
 	start = time.Now()
 	defer r.m.phase("catalogs", start)
-	for _, s := range r.cfg.catalogs {
+	for _, s := range r.cfg.Catalogs {
 		if in.Catalogs == nil {
 			in.Catalogs = map[string]string{}
 		}
@@ -240,18 +238,18 @@ func (r *refresher) resolve(ctx context.Context) (serviceInputs, *graph.Graph, e
 
 // configKey is what of the configuration shapes the tree: a new binary
 // or different flags generate again even with the same inputs.
-func (r *refresher) configKey() string {
+func (r *Service) configKey() string {
 	return fmt.Sprintf("%s releases=%s payload=%s catalogs=%v valid-only=%v platform=%s",
-		version, r.cfg.releases, r.c.String("payload-repo"), r.cfg.catalogs, r.cfg.validOnly, r.cfg.platform)
+		r.cfg.Version, r.cfg.Releases, r.cfg.PayloadRepo, r.cfg.Catalogs, r.cfg.ValidOnly, r.cfg.Platform)
 }
 
-func (r *refresher) catalogSource(s generator.CatalogSpec) (catsource.Source, error) {
+func (r *Service) catalogSource(s generator.CatalogSpec) (catsource.Source, error) {
 	return catsource.Parse(s.Source, r.catOpts)
 }
 
 // catalogDigest resolves a catalog image's tag (one HEAD) or digests a
 // catalog directory or file.
-func (r *refresher) catalogDigest(ctx context.Context, s generator.CatalogSpec) (string, error) {
+func (r *Service) catalogDigest(ctx context.Context, s generator.CatalogSpec) (string, error) {
 	src, err := r.catalogSource(s)
 	if err != nil {
 		return "", err
@@ -270,12 +268,12 @@ func (r *refresher) catalogDigest(ctx context.Context, s generator.CatalogSpec) 
 // generate writes a new generation into DIR/tree from the inputs, reading
 // again only those whose digest changed. refused says the shrink guard
 // refused it (DIR/tree unchanged).
-func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Graph) (gen string, refused bool, err error) {
+func (r *Service) generate(ctx context.Context, in serviceInputs, g *graph.Graph) (gen string, refused bool, err error) {
 	start := time.Now()
 	gdfs, err := r.readGraphData(ctx, in.GraphData)
 	if err != nil {
-		r.m.input("graph-data", r.cfg.graphData, in.GraphData, err)
-		return "", false, fmt.Errorf("graph-data %s: %w", r.cfg.graphData, err)
+		r.m.input("graph-data", r.cfg.GraphData, in.GraphData, err)
+		return "", false, fmt.Errorf("graph-data %s: %w", r.cfg.GraphData, err)
 	}
 	cats, err := r.readCatalogs(ctx, in)
 	if err != nil {
@@ -284,17 +282,18 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 	r.m.phase("read", start)
 	start = time.Now()
 	defer r.m.phase("generate", start)
-	built, err := generator.Build(ctx, graphSource{g: g, name: "registry:" + r.cfg.releases}, gdfs,
+	built, err := generator.Build(ctx, graphSource{g: g, name: "registry:" + r.cfg.Releases}, gdfs,
 		generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: r.log})
 	if err != nil {
 		return "", false, err
 	}
-	out := r.cfg.treeDir()
-	check, err := generationGuard(ctx, r.c, "data", out, false)
+	out := r.cfg.TreeDir()
+	check, err := guard.New(ctx, guard.Options{Flag: "data", Out: out, Threshold: r.cfg.ShrinkThreshold,
+		Force: r.cfg.Force, AllowEmpty: r.cfg.AllowEmpty})
 	if err != nil {
 		return "", false, err
 	}
-	guard := func(next *manifest.Manifest) error {
+	checkNext := func(next *manifest.Manifest) error {
 		if err := check(next); err != nil {
 			refused = true
 			return err
@@ -309,17 +308,19 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 	if err != nil {
 		return "", false, err
 	}
-	signer, err := generationSigner(r.c, resolved, at) // nil without --sign
-	if err != nil {
-		return "", false, err
+	var signer func([]byte, *manifest.Manifest) (map[string][]byte, error) // nil without Sign
+	if r.cfg.Sign != nil {
+		if signer, err = r.cfg.Sign(resolved, at); err != nil {
+			return "", false, err
+		}
 	}
-	plan, err := rolloutPlan(r.c, built, at)
+	plan, err := r.cfg.rolloutPlan(built, at)
 	if err != nil {
 		return "", false, err
 	}
 	m, err := generator.Render(ctx, built, generator.RenderOptions{
-		Store: writer.DirStore{Dir: out}, GeneratedAt: at, Workers: r.c.Int("workers"), Logger: r.log,
-		Check: guard, Catalogs: cats, Sign: signer, Precompress: true, Rollouts: plan,
+		Store: writer.DirStore{Dir: out}, GeneratedAt: at, Workers: r.cfg.Workers, Logger: r.log,
+		Check: checkNext, Catalogs: cats, Sign: signer, Precompress: true, Rollouts: plan,
 	})
 	if err != nil {
 		return "", refused, err
@@ -335,7 +336,7 @@ func (r *refresher) generate(ctx context.Context, in serviceInputs, g *graph.Gra
 
 // readGraphData returns the graph-data tree of the digest given, read
 // again only when it changed.
-func (r *refresher) readGraphData(ctx context.Context, digest string) (fs.FS, error) {
+func (r *Service) readGraphData(ctx context.Context, digest string) (fs.FS, error) {
 	if r.graphData.fsys != nil && r.graphData.digest == digest {
 		return r.graphData.fsys, nil
 	}
@@ -343,13 +344,13 @@ func (r *refresher) readGraphData(ctx context.Context, digest string) (fs.FS, er
 		fsys fs.FS
 		err  error
 	)
-	if r.cfg.isImage {
+	if r.cfg.GraphDataIsImage {
 		var ref string
-		if ref, err = pinned(r.client, r.cfg.graphData, digest); err == nil {
+		if ref, err = pinned(r.client, r.cfg.GraphData, digest); err == nil {
 			fsys, err = graphdata.OpenImage(ctx, r.client, ref)
 		}
 	} else {
-		fsys, err = graphdata.Open(r.cfg.graphData)
+		fsys, err = graphdata.Open(r.cfg.GraphData)
 	}
 	if err != nil {
 		return nil, err
@@ -371,9 +372,9 @@ func pinned(c *registry.Client, ref, digest string) (string, error) {
 // readCatalogs returns every catalog, each read and checked again only
 // when its digest changed. A catalog with errors fails the refresh, as it
 // fails generate (--catalog-valid-only publishes its valid packages).
-func (r *refresher) readCatalogs(ctx context.Context, in serviceInputs) ([]*catviews.Catalog, error) {
+func (r *Service) readCatalogs(ctx context.Context, in serviceInputs) ([]*catviews.Catalog, error) {
 	var cats []*catviews.Catalog
-	for _, s := range r.cfg.catalogs {
+	for _, s := range r.cfg.Catalogs {
 		digest := in.Catalogs[s.Name]
 		if lc, ok := r.catalogs[s.Name]; ok && lc.digest == digest {
 			cats = append(cats, lc.catalog)
@@ -383,7 +384,7 @@ func (r *refresher) readCatalogs(ctx context.Context, in serviceInputs) ([]*catv
 		if err != nil {
 			return nil, fmt.Errorf("--catalog %s: %w", s.Name, err)
 		}
-		lc, err := generator.LoadCatalog(ctx, s.Name, src, r.cfg.validOnly, r.log)
+		lc, err := generator.LoadCatalog(ctx, s.Name, src, r.cfg.ValidOnly, r.log)
 		if err != nil {
 			return nil, fmt.Errorf("--catalog %s: %w", s.Name, err)
 		}
@@ -402,34 +403,34 @@ func (r *refresher) readCatalogs(ctx context.Context, in serviceInputs) ([]*catv
 }
 
 // serve makes the generation just written the one served.
-func (r *refresher) serve(gen string) error {
+func (r *Service) serve(ctx context.Context, gen string) error {
 	if !r.watching {
-		if err := r.watch(); err != nil {
-			return fmt.Errorf("serving %s: %w", r.cfg.treeDir(), err)
+		if err := r.Watch(ctx); err != nil {
+			return fmt.Errorf("serving %s: %w", r.cfg.TreeDir(), err)
 		}
 	} else {
 		r.h.Rescan()
 	}
 	if g := r.h.Generation(); g == nil || g.ID != gen {
-		return fmt.Errorf("%s: the new generation was written but is not served (see the log)", r.cfg.treeDir())
+		return fmt.Errorf("%s: the new generation was written but is not served (see the log)", r.cfg.TreeDir())
 	}
 	return nil
 }
 
 // treeGeneration is the ID of the generation in DIR/tree ("" for none).
-func (r *refresher) treeGeneration() string {
-	index, err := os.ReadFile(filepath.Join(r.cfg.treeDir(), manifest.FileName))
+func (r *Service) treeGeneration() string {
+	index, err := os.ReadFile(filepath.Join(r.cfg.TreeDir(), manifest.FileName))
 	if err != nil {
 		return ""
 	}
 	return manifest.Digest(index)
 }
 
-func (r *refresher) statePath() string { return filepath.Join(r.cfg.data, serviceStateFile) }
+func (r *Service) statePath() string { return filepath.Join(r.cfg.Data, StateFile) }
 
 // readState reads DIR/state.json; a missing or unreadable one is an empty
 // state, which only costs a generation.
-func (r *refresher) readState() serviceState {
+func (r *Service) readState() serviceState {
 	var st serviceState
 	data, err := os.ReadFile(r.statePath())
 	if err == nil {
@@ -443,12 +444,12 @@ func (r *refresher) readState() serviceState {
 }
 
 // writeState replaces DIR/state.json atomically.
-func (r *refresher) writeState(st serviceState) error {
+func (r *Service) writeState(st serviceState) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(r.cfg.data, ".state-*.json")
+	tmp, err := os.CreateTemp(r.cfg.Data, ".state-*.json")
 	if err != nil {
 		return err
 	}
@@ -469,15 +470,15 @@ func (r *refresher) writeState(st serviceState) error {
 
 // publishPending publishes the served generation unless it is published
 // already.
-func (r *refresher) publishPending(ctx context.Context, st serviceState) error {
-	if r.pub == nil || st.Generation == "" || st.Published == st.Generation {
+func (r *Service) publishPending(ctx context.Context, st serviceState) error {
+	if r.cfg.Publish == nil || st.Generation == "" || st.Published == st.Generation {
 		return nil
 	}
 	start := time.Now()
-	err := r.pub.publish(ctx, r.cfg.treeDir(), r.m)
+	err := r.cfg.Publish.publish(ctx, r.cfg.TreeDir(), r.cfg.ShrinkThreshold, r.cfg.Force, r.m, r.log)
 	r.m.phase("publish", start)
 	if err != nil {
-		return fmt.Errorf("--publish %s: %w", r.cfg.publishTo, err)
+		return fmt.Errorf("--publish %s: %w", r.cfg.Publish.URL, err)
 	}
 	st.Published = st.Generation
 	return r.writeState(st)
