@@ -11,58 +11,97 @@ import (
 	"testing"
 )
 
-// layers says which packages of the module may not import which, directly
-// or through any chain of the module's packages: the pipeline library
-// (generator/..., and catalog/... for operator catalogs), the places a
-// tree lives (tree/...) and the viewer's
-// assets (viewer) sit below the serving layer (site/...) and the commands
-// (cmd/...); internal/... sits below all of them. Paths are relative to
-// the module; a rule covers the package of that path and those under it.
-var layers = []struct {
-	from      string
-	forbidden []string
-}{
-	{"generator", []string{"site", "cmd"}},
-	{"catalog", []string{"site", "cmd"}},
-	{"tree", []string{"site", "cmd"}},
-	{"viewer", []string{"site", "cmd"}},
-	{"internal", []string{"generator", "catalog", "tree", "viewer", "site", "cmd"}},
+// layers is the layer order of the module, bottom first, stated once
+// (README's package table and docs/architecture.md draw it): a package
+// may import packages of the layers below its own and of its own folder,
+// nothing else. Each entry of a layer is a top-level folder (a path
+// relative to the module, covering the package of that path and those
+// under it; "." is the module's own package, the embedded demo data).
+// Folders sharing a layer sit side by side and may not import each
+// other: the release pipeline (releases -> graphs) and the catalog
+// pipeline (operator catalogs -> catalog files) are independent, and
+// generator/ above them runs both into one tree.
+var layers = [][]string{
+	{"internal", "schema", "."}, // helpers, embedded schemas and demo data
+	{"registry"},                // container registries: release scrapes, catalog images, OCI trees
+	{"tree"},                    // the tree: format, store, every place it lives
+	{"viewer"},                  // the static viewer written into every tree
+	{"release", "catalog"},      // the two pipelines, side by side
+	{"generator"},               // the batch job: both pipelines into one tree
+	{"tools"},                   // readers of finished trees: diff, path, dot, plan, mirror-set, mirror
+	{"site"},                    // serving a tree
+	{"service"},                 // the update service: refresh, publish, metrics
+	{"cmd"},                     // the CLI: flags, one call, print
 }
 
-// TestLayering: no package breaks a rule of layers through its own
-// imports (go list's Imports, the build of the host's platform). A test
-// may import what its package may not: tests of the library serve the
-// trees they write with site.
+// TestLayering: no package imports, directly or through any chain of the
+// module's packages, a package of a higher layer or of another folder of
+// its own layer (go list's Imports, the build of the host's platform);
+// every package of the module belongs to a layer. A test may import what
+// its package may not: tests of the library serve the trees they write
+// with site.
 func TestLayering(t *testing.T) {
 	module, pkgs := listPackages(t)
 	imports := map[string][]string{}
 	for _, p := range pkgs {
 		imports[p.ImportPath] = p.Imports
 	}
-	// The rules are not vacuous: each covers packages that exist.
-	for _, l := range layers {
-		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return under(module, p.ImportPath, l.from) }) {
-			t.Errorf("no package under %s/%s: a stale rule", module, l.from)
-		}
-	}
-	for _, l := range layers {
-		var from []string
-		for _, p := range pkgs {
-			if under(module, p.ImportPath, l.from) {
-				from = append(from, p.ImportPath)
+	// The layers are not vacuous: each folder holds packages.
+	for _, layer := range layers {
+		for _, f := range layer {
+			if !slices.ContainsFunc(pkgs, func(p listedPackage) bool {
+				l, pf, ok := layerOf(module, p.ImportPath)
+				return ok && layers[l][slices.Index(layers[l], pf)] == f
+			}) {
+				t.Errorf("no package under %s/%s: a stale layer", module, f)
 			}
 		}
-		forbidden := func(pkg string) bool {
-			return slices.ContainsFunc(l.forbidden, func(f string) bool { return under(module, pkg, f) })
-		}
-		for _, chain := range forbiddenChains(imports, from, forbidden) {
-			for i, p := range chain {
-				chain[i] = strings.TrimPrefix(p, module+"/")
-			}
-			t.Errorf("%s/... may import none of %s (under %s): %s", l.from, strings.Join(l.forbidden, ", "), module,
-				strings.Join(chain, " -> "))
+	}
+	for _, p := range pkgs {
+		if _, _, ok := layerOf(module, p.ImportPath); !ok {
+			t.Errorf("%s is in no layer: add its folder to layers", p.ImportPath)
 		}
 	}
+	for level, layer := range layers {
+		for _, folder := range layer {
+			var from []string
+			for _, p := range pkgs {
+				if under(module, p.ImportPath, folder) {
+					from = append(from, p.ImportPath)
+				}
+			}
+			forbidden := func(pkg string) bool {
+				l, f, ok := layerOf(module, pkg)
+				return ok && (l > level || l == level && f != folder)
+			}
+			for _, chain := range forbiddenChains(imports, from, forbidden) {
+				for i, p := range chain {
+					chain[i] = strings.TrimPrefix(p, module+"/")
+				}
+				hit := chain[len(chain)-1]
+				l, f, _ := layerOf(module, module+"/"+hit)
+				why := "up"
+				if l == level {
+					why = "sideways"
+				}
+				t.Errorf("%s (layer %d) imports %s/ (layer %d), %s: %s", folder, level, f, l, why,
+					strings.Join(chain, " -> "))
+			}
+		}
+	}
+}
+
+// layerOf returns the layer and the folder of layers that package pkg
+// belongs to; ok is false for a package outside the module or in no layer.
+func layerOf(module, pkg string) (level int, folder string, ok bool) {
+	for l, layer := range layers {
+		for _, f := range layer {
+			if f == "." && pkg == module || f != "." && under(module, pkg, f) {
+				return l, f, true
+			}
+		}
+	}
+	return 0, "", false
 }
 
 // TestForbiddenChains: the search finds an indirect import and names the
@@ -173,7 +212,7 @@ func listPackages(t *testing.T) (string, []listedPackage) {
 		t.Fatalf("go list listed %d packages, the first outside a module", len(pkgs))
 	}
 	module := pkgs[0].Module.Path
-	for _, want := range []string{"generator", "tree", "tree/bundle", "site", "cmd/upgraph", "internal/parallel"} {
+	for _, want := range []string{"generator", "tree", "tree/bundle", "release/graph", "catalog/model", "tools/path", "site", "cmd/upgraph", "internal/parallel"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == module+"/"+want }) {
 			t.Fatalf("go list did not list %s/%s", module, want)
 		}
