@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/internal/clidoc"
 )
 
 var updateDocs = flag.Bool("update", false, "TestDocs: rewrite docs/cli.md and docs/upgraph.1 from the binary")
@@ -79,11 +81,11 @@ func firstLineDiff(committed, printed string) string {
 // TestDocsComplete checks that the reference has every visible command
 // and flag, each flag in its command's section, and nothing hidden.
 func TestDocsComplete(t *testing.T) {
-	ref, err := newReference(newApp())
+	ref, err := clidoc.New(newApp(), docSections)
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := ref.markdown()
+	md := ref.Markdown()
 	sections := map[string]string{}
 	for _, part := range strings.Split(md, "\n## ")[1:] {
 		title, body, _ := strings.Cut(part, "\n")
@@ -102,7 +104,7 @@ func TestDocsComplete(t *testing.T) {
 			case !ok:
 				t.Errorf("command %s is not in the reference", path)
 			}
-			if !strings.Contains(body, mdText(sentence(cmd.Usage))) {
+			if !strings.Contains(body, clidoc.MarkdownText(clidoc.Sentence(cmd.Usage))) {
 				t.Errorf("%s: its usage is not in the reference", path)
 			}
 			for _, f := range cmd.Flags {
@@ -130,16 +132,16 @@ func TestDocsComplete(t *testing.T) {
 func TestDocsNoDoubleDefault(t *testing.T) {
 	var check func(path string, flags []cli.Flag)
 	check = func(path string, flags []cli.Flag) {
-		dfs, err := docFlags(flags)
+		dfs, err := clidoc.Flags(flags)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range dfs {
-			if !strings.Contains(f.usage, "(default") {
+			if !strings.Contains(f.Usage, "(default") {
 				continue
 			}
-			if f.kind == "" || f.value != "" {
-				t.Errorf("%s --%s: the usage says %q and --help adds (default: %s)", path, f.names[0], f.usage, f.value)
+			if f.Kind == "" || f.Value != "" {
+				t.Errorf("%s --%s: the usage says %q and --help adds (default: %s)", path, f.Names[0], f.Usage, f.Value)
 			}
 		}
 	}
@@ -154,26 +156,4 @@ func TestDocsNoDoubleDefault(t *testing.T) {
 		}
 	}
 	walk("", app.Commands)
-}
-
-// TestDocsMarkdownEscaping: description text that Markdown would read as
-// markup comes out as text.
-func TestDocsMarkdownEscaping(t *testing.T) {
-	for in, want := range map[string]string{
-		"sha256=<hex>/signature-<N>": "sha256=&lt;hex&gt;/signature-&lt;N&gt;",
-		"remove_regex and *":         `remove\_regex and \*`,
-		"a | b":                      `a \| b`,
-		"- not a list":               `\- not a list`,
-		"1. not a list":              `\1. not a list`,
-		"--flag stays":               "--flag stays",
-		"# not a heading":            `\# not a heading`,
-	} {
-		if got := mdText(in); got != want {
-			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
-		}
-	}
-	bl := blocks("text\n  code\n    more\ntext again\n\nnext")
-	if len(bl) != 4 || !bl[1].code || strings.Join(bl[1].lines, "|") != "code|  more" || bl[2].lines[0] != "text again" {
-		t.Errorf("blocks: %+v", bl)
-	}
 }
