@@ -1,35 +1,24 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
-	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/path"
 	ver "github.com/upgraph/upgraph/tree/version"
-)
-
-// Files mirror-set writes under --out.
-const (
-	mirrorSetReportFile = "mirror-set.json"
-	mirrorSetISCFile    = "imageset-config.yaml"
-	mirrorSetImagesFile = "images.txt"
-	mirrorSetCatalogDir = "catalogs"
 )
 
 func mirrorSetCommand() *cli.Command {
@@ -93,19 +82,6 @@ on trouble.`,
 		OnUsageError: exitTrouble,
 		Action:       answerAction(runMirrorSet),
 	}
-}
-
-// mirrorSetReport is mirror-set.json, and what --format json prints.
-type mirrorSetReport struct {
-	// Operators is the operator plan (null without --installed).
-	Operators *mirrorset.Plan `json:"operators"`
-	// Release is the cluster's (null without --from).
-	Release *mirrorset.ReleaseSet `json:"release"`
-	// Images counts images.txt's lines.
-	Images int `json:"images"`
-	// Files are the files written, relative to --out (empty when nothing
-	// was written).
-	Files []string `json:"files"`
 }
 
 // runMirrorSet reports whether everything reaches its target.
@@ -178,7 +154,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		}
 		defer src.Close()
 	}
-	rep := &mirrorSetReport{Files: []string{}}
+	rep := &mirrorset.Report{Files: []string{}}
 	if operators {
 		var cats []*mirrorset.Catalog
 		for _, a := range args {
@@ -225,26 +201,9 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 			return false, err
 		}
 	}
-	found := (rep.Operators == nil || rep.Operators.Found()) && (rep.Release == nil || rep.Release.Found)
-	images := mirrorset.Images(rep.Operators, rep.Release)
-	rep.Images = bytes.Count(images, []byte("\n"))
-	if found {
-		files, err := mirrorSetFiles(rep, images)
-		if err != nil {
-			return false, err
-		}
-		for _, f := range files {
-			rep.Files = append(rep.Files, f.Path)
-		}
-		rep.Files = append(rep.Files, mirrorSetReportFile)
-		report, err := jsonw.Indented(rep)
-		if err != nil {
-			return false, err
-		}
-		files = append(files, mirrorset.File{Path: mirrorSetReportFile, Data: report})
-		if err := writeMirrorSet(c.String("out"), files); err != nil {
-			return false, fmt.Errorf("--out: %w", err)
-		}
+	found, err := rep.Write(c.String("out"))
+	if err != nil {
+		return false, err
 	}
 	if c.String("format") == "json" {
 		data, err := jsonw.Indented(rep)
@@ -254,7 +213,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		_, err = c.App.Writer.Write(data)
 		return found, err
 	}
-	return found, writeMirrorSetText(c, rep)
+	return found, rep.WriteText(c.App.Writer, c.String("out"))
 }
 
 // checkMirrorSetFlags checks the flags before anything is read.
@@ -348,8 +307,8 @@ func checkMirrorSetOut(out string, set bool) error {
 	if len(ents) == 0 {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(out, mirrorSetReportFile)); err != nil {
-		return fmt.Errorf("--out %s: not empty and holds no %s (a previous mirror-set): give a new directory", out, mirrorSetReportFile)
+	if _, err := os.Stat(filepath.Join(out, mirrorset.ReportFile)); err != nil {
+		return fmt.Errorf("--out %s: not empty and holds no %s (a previous mirror-set): give a new directory", out, mirrorset.ReportFile)
 	}
 	return nil
 }
@@ -367,125 +326,4 @@ func readInstalled(file string, operators bool) ([]mirrorset.Install, error) {
 		return nil, fmt.Errorf("--installed %s: %w", file, err)
 	}
 	return installs, nil
-}
-
-// mirrorSetFiles are the files of the set, but the report.
-func mirrorSetFiles(rep *mirrorSetReport, images []byte) ([]mirrorset.File, error) {
-	var files []mirrorset.File
-	if rep.Operators != nil {
-		for _, cs := range rep.Operators.Catalogs {
-			fbc, err := cs.FBC()
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range fbc {
-				files = append(files, mirrorset.File{Path: mirrorSetCatalogDir + "/" + cs.Name + "/" + f.Path, Data: f.Data})
-			}
-		}
-	}
-	files = append(files,
-		mirrorset.File{Path: mirrorSetISCFile, Data: mirrorset.ImageSetConfiguration(rep.Operators, rep.Release)},
-		mirrorset.File{Path: mirrorSetImagesFile, Data: images})
-	return files, nil
-}
-
-// writeMirrorSet replaces out with files: written beside it first, then
-// swapped in, so a failure leaves out as it was.
-func writeMirrorSet(out string, files []mirrorset.File) error {
-	parent := filepath.Dir(filepath.Clean(out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".mirror-set-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for _, f := range files {
-		p := filepath.Join(tmp, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
-}
-
-// writeMirrorSetText prints the plan for people.
-func writeMirrorSetText(c *cli.Context, rep *mirrorSetReport) error {
-	var b strings.Builder
-	if p := rep.Operators; p != nil {
-		fmt.Fprintf(&b, "%s mirror set of %s:\n", p.OLM.Title(), english.Count(len(p.Installs), "install"))
-		for _, in := range p.Installs {
-			switch {
-			case !in.Found:
-				fmt.Fprintf(&b, "  %s: no %s path: %s.\n    %s\n", in.Install, p.OLM.Title(), in.Reason.Code, in.Reason.Message)
-			case len(in.Path) == 0:
-				fmt.Fprintf(&b, "  %s: already there\n", in.Install)
-			default:
-				fmt.Fprintf(&b, "  %s: %s → %s\n", in.Install, in.From.Name, strings.Join(in.Path, " → "))
-			}
-			for _, d := range in.Dependencies {
-				fmt.Fprintf(&b, "    %s\n", mirrorSetDependencyText(d))
-			}
-			for _, n := range in.Notes {
-				fmt.Fprintf(&b, "    note: %s\n", n)
-			}
-		}
-		for _, cs := range p.Catalogs {
-			fmt.Fprintf(&b, "catalog %s: %s of %d, %s, %s\n", cs.Name, english.Count(cs.Counts.Bundles, "bundle"), cs.Counts.CatalogBundles,
-				english.Count(cs.Counts.Packages, "package"), english.Count(cs.Counts.Images, "image"))
-			for _, ps := range cs.Packages {
-				for _, ch := range ps.Channels {
-					var names []string
-					for _, sb := range ch.Bundles {
-						names = append(names, sb.Name+" ("+sb.Why+")")
-					}
-					fmt.Fprintf(&b, "  %s %s: %s\n", ps.Name, ch.Name, strings.Join(names, ", "))
-					if !ch.Range.Exact {
-						fmt.Fprintf(&b, "    oc-mirror's range %s–%s also selects %s\n", ch.Range.MinVersion, ch.Range.MaxVersion, strings.Join(ch.Range.AlsoSelects, ", "))
-					}
-				}
-				if ps.DefaultChannelWas != "" {
-					fmt.Fprintf(&b, "  %s: default channel %s is not kept; the filtered catalog's is %s\n", ps.Name, ps.DefaultChannelWas, ps.DefaultChannel)
-				}
-			}
-		}
-	}
-	if r := rep.Release; r != nil {
-		where := fmt.Sprintf("in %s (%s)", strings.Join(r.Searched, " + "), r.Arch)
-		switch {
-		case !r.Found:
-			fmt.Fprintf(&b, "No update path from %s to %s %s.\n", r.From, r.To, where)
-		default:
-			var vs []string
-			for _, rel := range r.Releases {
-				vs = append(vs, rel.Version)
-			}
-			fmt.Fprintf(&b, "cluster %s → %s %s: %s (%s)\n", r.From, r.To, where, english.Count(len(r.Releases), "release"), strings.Join(vs, ", "))
-		}
-	}
-	if len(rep.Files) > 0 {
-		fmt.Fprintf(&b, "wrote %s (%s, %s)\n", c.String("out"), english.Count(len(rep.Files), "file"), english.Count(rep.Images, "image"))
-	} else {
-		b.WriteString("nothing written: not every target is reached\n")
-	}
-	_, err := fmt.Fprint(c.App.Writer, b.String())
-	return err
-}
-
-// mirrorSetDependencyText says what OLM v0 installs beside a path.
-func mirrorSetDependencyText(d mirrorset.DependencyPick) string {
-	if d.RequiredBy == "" {
-		return fmt.Sprintf("at %s: %s moves to %s (catalog %s, channel %s)", d.At, d.Package, d.Bundle, d.Catalog, d.Channel)
-	}
-	return fmt.Sprintf("at %s: for a dependency of %s, OLM v0 installs %s from catalog %s (channel %s)", d.At, d.RequiredBy, d.Bundle, d.Catalog, d.Channel)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/tools/mirrorset"
 )
 
 func init() {
@@ -94,7 +95,7 @@ func TestMirrorSetCommand(t *testing.T) {
 	if !slices.IsSorted(lines) || len(slices.Compact(slices.Clone(lines))) != len(lines) {
 		t.Errorf("images.txt is not sorted and unique:\n%s", files["images.txt"])
 	}
-	var rep mirrorSetReport
+	var rep mirrorset.Report
 	if err := json.Unmarshal([]byte(files["mirror-set.json"]), &rep); err != nil {
 		t.Fatal(err)
 	}
