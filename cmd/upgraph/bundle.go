@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
@@ -69,8 +71,8 @@ version one more than --out's previous signed generation.`,
 func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	opts := airgap.Options{
 		From: c.String("from"), Out: c.String("out"), Bundle: c.String("bundle"),
-		Arches: listFlag(c, "arch"), EndpointChannels: listFlag(c, "channels"),
-		Catalogs: listFlag(c, "catalog"), Packages: listFlag(c, "package"),
+		Arches: cliflag.List(c, "arch"), EndpointChannels: cliflag.List(c, "channels"),
+		Catalogs: cliflag.List(c, "catalog"), Packages: cliflag.List(c, "package"),
 		Workers: c.Int("workers"), Logger: log,
 	}
 	switch {
@@ -104,10 +106,10 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	if opts.GeneratedAt, err = generator.GeneratedAt(); err != nil {
 		return err
 	}
-	if err := firstError(
-		checkTreeSource("--from", c.String("from"), true), checkOutputDir(c, "out"), checkOutputFile(c, "bundle"),
-		checkList(c, "arch", archName), checkList(c, "channels", channelName), checkWorkers(c), checkTreeFlags(c),
-		checkNonEmpty(c, "catalog"), checkList(c, "catalog", catviews.CheckName), checkNonEmpty(c, "package"), checkList(c, "package", nil),
+	if err := cliflag.FirstError(
+		checkTreeSource("--from", c.String("from"), true), cliflag.CheckOutputDir(c, "out"), cliflag.CheckOutputFile(c, "bundle"),
+		cliflag.CheckList(c, "arch", archName), cliflag.CheckList(c, "channels", channelName), checkWorkers(c), checkTreeFlags(c),
+		checkNonEmpty(c, "catalog"), cliflag.CheckList(c, "catalog", catviews.CheckName), checkNonEmpty(c, "package"), cliflag.CheckList(c, "package", nil),
 	); err != nil {
 		return err
 	}
@@ -167,7 +169,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 
 // checkNonEmpty refuses a list flag given with nothing in it.
 func checkNonEmpty(c *cli.Context, name string) error {
-	if c.IsSet(name) && len(listFlag(c, name)) == 0 {
+	if c.IsSet(name) && len(cliflag.List(c, name)) == 0 {
 		return fmt.Errorf("--%s: empty value", name)
 	}
 	return nil
@@ -215,7 +217,7 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 		return fmt.Errorf("verify: want one LOCATION, got %d arguments (flags go before it)", c.NArg())
 	}
 	p := c.Args().First()
-	if err := firstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
+	if err := cliflag.FirstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
 		return err
 	}
 	check, err := trustCheck(c)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/source"
@@ -74,9 +76,9 @@ func checkCatalogSource(flag, spec, platform string) error {
 	}
 	switch s := src.(type) {
 	case *source.Dir:
-		return checkPath(flag, s.Path, wantDir)
+		return cliflag.CheckPath(flag, s.Path, cliflag.WantDir)
 	case *source.File:
-		return checkPath(flag, s.Path, wantFile)
+		return cliflag.CheckPath(flag, s.Path, cliflag.WantFile)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/catalogset"
@@ -25,7 +27,7 @@ func readCatalogSet(file string) (*catalogset.Set, error) {
 	if file == "" {
 		return nil, fmt.Errorf("--catalog-set: empty value: want a YAML or JSON file (schema/cli/catalog-set.schema.json)")
 	}
-	if err := checkPath("catalog-set", file, wantFile); err != nil {
+	if err := cliflag.CheckPath("catalog-set", file, cliflag.WantFile); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(file)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/tools/diff"
@@ -64,9 +66,9 @@ func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("--format: %w", err)
 	}
-	if err := firstError(
-		checkList(c, "channels", channelName), checkList(c, "arch", archName),
-		checkInt(c, "max-bytes", 0, "0 (no limit) or more"), checkWorkers(c), checkTreeFlags(c),
+	if err := cliflag.FirstError(
+		cliflag.CheckList(c, "channels", channelName), cliflag.CheckList(c, "arch", archName),
+		cliflag.CheckInt(c, "max-bytes", 0, "0 (no limit) or more"), checkWorkers(c), checkTreeFlags(c),
 	); err != nil {
 		return false, err
 	}
@@ -95,7 +97,7 @@ func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 		}
 	}
 	r, err := diff.Compare(c.Context, sides[0], sides[1], diff.Options{
-		Channels: listFlag(c, "channels"), Arches: listFlag(c, "arch"), Workers: c.Int("workers"),
+		Channels: cliflag.List(c, "channels"), Arches: cliflag.List(c, "arch"), Workers: c.Int("workers"),
 	})
 	if errors.Is(err, diff.ErrNoChannels) {
 		return false, fmt.Errorf("%w with --channels", err)

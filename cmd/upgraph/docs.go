@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator"
@@ -29,7 +31,7 @@ func docsCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown or man"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := checkEnum(c, "format", "markdown", "man"); err != nil {
+			if err := cliflag.CheckEnum(c, "format", "markdown", "man"); err != nil {
 				return err
 			}
 			if c.NArg() > 0 {

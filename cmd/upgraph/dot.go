@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/views"
@@ -85,7 +87,7 @@ characters) to render a large package.`,
 			case !policy.ArchPattern.MatchString(arch):
 				return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 			}
-			if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
+			if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 				return err
 			}
 			src, err := openGraphSource(c, c.String("source"), log)
@@ -124,7 +126,7 @@ func dotCatalog(c *cli.Context, log *slog.Logger) error {
 	case c.IsSet("arch") || c.IsSet("blocked"):
 		return fmt.Errorf("--arch and --blocked are for release graphs, not with --catalog")
 	}
-	if err := firstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+	if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 		return err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph"
@@ -116,10 +118,10 @@ func runGenerate(c *cli.Context) error {
 		// after it would be ignored without a word.
 		return fmt.Errorf("generate: unexpected argument %q (generate takes flags only; a flag after it would have been ignored)", c.Args().First())
 	}
-	arches := listFlag(c, "arch")
-	if err := firstError(
-		checkReleases(c, true), checkGraphData(c, true), checkInput(c, "signatures", wantDir),
-		checkOutputDir(c, "out"), checkList(c, "channels", channelName), checkList(c, "arch", archName),
+	arches := cliflag.List(c, "arch")
+	if err := cliflag.FirstError(
+		checkReleases(c, true), checkGraphData(c, true), cliflag.CheckInput(c, "signatures", cliflag.WantDir),
+		cliflag.CheckOutputDir(c, "out"), cliflag.CheckList(c, "channels", channelName), cliflag.CheckList(c, "arch", archName),
 		checkWorkers(c), checkGenerateCatalogs(c), checkScrapeFlags(c), checkRolloutFlags(c),
 	); err != nil {
 		return err

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -80,8 +82,8 @@ func newApp() *cli.App {
 		// split their values themselves (listElements).
 		DisableSliceFlagSeparator: true,
 	}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return namedUsageError(app.Flags, err) }
-	nameFlagsInUsageErrors(app.Commands)
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return cliflag.NamedUsageError(app.Flags, err) }
+	cliflag.NameFlagsInUsageErrors(app.Commands)
 	return app
 }
 

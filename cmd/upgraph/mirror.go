@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator"
@@ -30,7 +32,7 @@ func buildMirror(c *cli.Context, endpoint string, gdfs fs.FS, gdOpts graphdata.O
 		}
 		names = gd.ChannelNames()
 	}
-	if explicit := listFlag(c, "channels"); len(explicit) > 0 {
+	if explicit := cliflag.List(c, "channels"); len(explicit) > 0 {
 		names = explicit
 	}
 	if len(names) == 0 {
@@ -55,16 +57,4 @@ func buildMirror(c *cli.Context, endpoint string, gdfs fs.FS, gdOpts graphdata.O
 	}
 	log.Info("mirrored", "endpoint", endpoint, "channels", len(channels), "arches", strings.Join(*arches, ","), "releases", g.Len())
 	return generator.Applied(g, channels, "cincinnati", gd), nil
-}
-
-// listFlag is the elements of a repeated, comma-separated flag, the
-// empty ones left out (checkList refuses them).
-func listFlag(c *cli.Context, name string) []string {
-	var out []string
-	for _, s := range listElements(c, name) {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/treecat"
@@ -146,7 +148,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	var src *mirror.Source
 	if needTree {
-		if err := firstError(checkTreeSource("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
+		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
 			return false, err
 		}
 		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
@@ -236,7 +238,7 @@ func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
 	case operators && c.String("installed") == "":
 		return errors.New("--installed: empty value: want a YAML or JSON file")
 	case operators:
-		if err := checkPath("installed", c.String("installed"), wantFile); err != nil {
+		if err := cliflag.CheckPath("installed", c.String("installed"), cliflag.WantFile); err != nil {
 			return err
 		}
 		if !c.IsSet("catalog") && !c.IsSet("catalog-set") {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/model"
@@ -173,7 +175,7 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 			return false, fmt.Errorf("--%s: %w", name, err)
 		}
 	}
-	if err := firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
+	if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
 		return false, err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)
@@ -269,7 +271,7 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	var src *mirror.Source
 	if arg.tree {
-		if err := firstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 			return false, err
 		}
 		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
@@ -323,7 +325,7 @@ func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, fo
 	}
 	var src *mirror.Source
 	if setNeedsTree(set, "") {
-		if err := firstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 			return false, err
 		}
 		if src, err = openGraphSource(c, c.String("source"), log); err != nil {

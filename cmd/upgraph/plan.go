@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/treecat"
@@ -291,7 +293,7 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 	case file == "":
 		return "", nil, errors.New("--operators: empty value: want a YAML or JSON file")
 	default:
-		if err := checkPath("operators", file, wantFile); err != nil {
+		if err := cliflag.CheckPath("operators", file, cliflag.WantFile); err != nil {
 			return "", nil, err
 		}
 	}
@@ -302,7 +304,7 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 		if _, err := readCatalogSet(c.String("catalog-set")); err != nil {
 			return "", nil, err
 		}
-		return olm, nil, firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
+		return olm, nil, cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
 	}
 	cats, err := planCatalogs(c)
 	if err != nil {
@@ -313,7 +315,7 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 			return "", nil, fmt.Errorf("--catalogs: no catalog for %s (the minor of --from or --to): give %s=SOURCE", m.Key(), m.Key())
 		}
 	}
-	return olm, cats, firstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
+	return olm, cats, cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
 }
 
 // setPlanCatalogs are the catalogs of --catalog-set at each of minors:
@@ -347,7 +349,7 @@ func setPlanCatalogs(c *cli.Context, minors []clusterplan.Minor) ([]planCatalog,
 
 // planCatalogs parses --catalogs: vX.Y=SOURCE, each minor once.
 func planCatalogs(c *cli.Context) ([]planCatalog, error) {
-	values := listFlag(c, "catalogs") // comma-separated or repeated
+	values := cliflag.List(c, "catalogs") // comma-separated or repeated
 	if !c.IsSet("catalogs") {
 		return nil, errors.New("--catalogs is required: the catalog of each minor on the path, vX.Y=SOURCE")
 	}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/internal/progress"
@@ -51,10 +53,10 @@ versioned files with the leaves, timestamp.json last, after index.json.`,
 }
 
 func runPublish(c *cli.Context, log *slog.Logger) error {
-	if err := firstError(
-		checkTreeFlags(c), checkInput(c, "headers", wantFile),
-		checkInt(c, "max-deletes", -1, "-1 (no limit), 0 or more"), checkWorkers(c),
-		checkInt(c, "max-attempts", 1, "1 or more"),
+	if err := cliflag.FirstError(
+		checkTreeFlags(c), cliflag.CheckInput(c, "headers", cliflag.WantFile),
+		cliflag.CheckInt(c, "max-deletes", -1, "-1 (no limit), 0 or more"), checkWorkers(c),
+		cliflag.CheckInt(c, "max-attempts", 1, "1 or more"),
 	); err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/site"
@@ -120,7 +122,7 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 		cfg.flag, cfg.source = "LOCATION", c.Args().First()
 	}
 	for _, name := range []string{"dir", "bundle", "s3"} {
-		v, ok, err := given(c, name)
+		v, ok, err := cliflag.Given(c, name)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +137,7 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	case sources != 1:
 		return nil, fmt.Errorf("serve: want exactly one of --dir, --bundle and --s3, or a LOCATION, got %d", sources)
 	}
-	err := firstError(checkServeSource(cfg), checkListen("listen", cfg.listen), checkServePrefixes(c, cfg))
+	err := cliflag.FirstError(checkServeSource(cfg), cliflag.CheckListen("listen", cfg.listen), checkServePrefixes(c, cfg))
 	if err == nil && cfg.poll <= 0 {
 		err = fmt.Errorf("--poll %v: want a positive duration", cfg.poll)
 	}
@@ -152,7 +154,7 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 		cfg.guard = &site.Guard{ShrinkThreshold: threshold}
 	}
 	if addr := c.String("pprof"); err == nil && addr != "" {
-		err = checkListen("pprof", addr)
+		err = cliflag.CheckListen("pprof", addr)
 	}
 	if err == nil {
 		err = checkTreeFlags(c)
@@ -196,23 +198,11 @@ func checkServeSource(cfg *serveConfig) error {
 		if _, err := os.Stat(filepath.Join(p, manifest.FileName)); err != nil {
 			return fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
 		}
-	case !isGzip(p):
+	case !cliflag.IsGzip(p):
 		if flag == "--bundle" {
 			return fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
 		}
 		return fmt.Errorf("--dir %s: neither a tree directory nor a bundle (.tar.gz)", p)
-	}
-	return nil
-}
-
-// checkListen checks that --name is HOST:PORT with a port number or name.
-func checkListen(name, addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if err == nil {
-		_, err = net.LookupPort("tcp", port)
-	}
-	if err != nil {
-		return fmt.Errorf("--%s %q: want HOST:PORT: %w", name, addr, err)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/registry"
@@ -122,19 +124,19 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	}
 	// Empty values are refused rather than read as "not given": given
 	// explicitly, "" is most likely an unset shell variable.
-	releases, _, err := given(c, "releases")
+	releases, _, err := cliflag.Given(c, "releases")
 	if err != nil {
 		return nil, err
 	}
-	image, _, err := given(c, "graph-data-image")
+	image, _, err := cliflag.Given(c, "graph-data-image")
 	if err != nil {
 		return nil, err
 	}
-	dir, _, err := given(c, "graph-data")
+	dir, _, err := cliflag.Given(c, "graph-data")
 	if err != nil {
 		return nil, err
 	}
-	publishTo, _, err := given(c, "publish")
+	publishTo, _, err := cliflag.Given(c, "publish")
 	if err != nil {
 		return nil, err
 	}
@@ -173,9 +175,9 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 		return nil, err
 	}
 	cfg.ShrinkThreshold = threshold
-	if err := firstError(
-		checkOutputDir(c, "data"), checkListen("listen", cfg.listen), checkGenerateCatalogs(c), checkWorkers(c),
-		checkCAFile(c), checkPayloadRepo(c), checkTimeout(c, "scrape-timeout"), checkS3ClientFlags(c), checkRolloutFlags(c),
+	if err := cliflag.FirstError(
+		cliflag.CheckOutputDir(c, "data"), cliflag.CheckListen("listen", cfg.listen), checkGenerateCatalogs(c), checkWorkers(c),
+		checkCAFile(c), checkPayloadRepo(c), cliflag.CheckTimeout(c, "scrape-timeout"), checkS3ClientFlags(c), checkRolloutFlags(c),
 	); err != nil {
 		return nil, err
 	}

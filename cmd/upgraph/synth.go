@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/internal/synth"
@@ -27,7 +29,7 @@ and load tests (make bench); nothing is read from a registry.`,
 			&cli.StringFlag{Name: "out", Required: true, Usage: "a new directory for the release metadata (read it as --releases metadata:DIR)"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := firstError(checkGraphData(c, false), checkOutputDir(c, "out")); err != nil {
+			if err := cliflag.FirstError(checkGraphData(c, false), cliflag.CheckOutputDir(c, "out")); err != nil {
 				return err
 			}
 			fsys, err := graphdata.Open(c.String("graph-data"))

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/registry"
@@ -39,7 +41,7 @@ URL/graph`
 
 // checkTreeFlags checks treeFlags.
 func checkTreeFlags(c *cli.Context) error {
-	return firstError(checkS3ClientFlags(c), checkCAFile(c))
+	return cliflag.FirstError(checkS3ClientFlags(c), checkCAFile(c))
 }
 
 func s3ClientOptions(c *cli.Context) s3tree.ClientOptions {
@@ -83,7 +85,7 @@ func checkTreeSource(what, spec string, endpoints bool) error {
 			return fmt.Errorf("%s %s: not a tree written by upgraph generate: %w", what, spec, err)
 		}
 	case tree.KindBundle:
-		if !isGzip(spec) {
+		if !cliflag.IsGzip(spec) {
 			return fmt.Errorf("%s %s: neither a tree directory nor a bundle (.tar.gz)", what, spec)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/model"
@@ -65,7 +67,7 @@ func runValidate(c *cli.Context) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format: want text or json, got %q", format)
 	}
-	if err := firstError(checkGraphData(c, true), checkReleases(c, false), checkValidateCatalog(c), checkScrapeFlags(c)); err != nil {
+	if err := cliflag.FirstError(checkGraphData(c, true), checkReleases(c, false), checkValidateCatalog(c), checkScrapeFlags(c)); err != nil {
 		return err
 	}
 	if c.String("graph-data") == "" && c.String("catalog") == "" {
@@ -148,7 +150,7 @@ func checkValidateCatalog(c *cli.Context) error {
 	if err := checkCatalogPlatform(c); err != nil {
 		return err
 	}
-	spec, ok, err := given(c, "catalog")
+	spec, ok, err := cliflag.Given(c, "catalog")
 	if !ok {
 		return err
 	}
