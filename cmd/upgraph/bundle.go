@@ -15,7 +15,6 @@ import (
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/mirror"
-	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tools/airgap"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/sign"
@@ -256,40 +255,4 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	fmt.Fprintf(c.App.Writer, "ok %s (%s%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
 		p, what, signed, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
 	return nil
-}
-
-// serveCopy serves the tree at location, not followed, from a private
-// copy, verified file by file against index.json: the directory tree.Open
-// extracts a bundle or an image into, or tree.Extract's copy of a tree
-// read file by file (http). stop closes the generation and removes the
-// copy.
-func serveCopy(c *cli.Context, h *site.Handler, location string, log *slog.Logger) (stop func(), err error) {
-	t, err := tree.Open(c.Context, location, treeOptions(c, log))
-	if err != nil {
-		return nil, err
-	}
-	local, ok := t.(tree.Local)
-	if !ok {
-		local, err = tree.Extract(c.Context, t, "")
-		t.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	g, err := site.Load(local.Dir(), log)
-	if err != nil {
-		local.Close()
-		return nil, err
-	}
-	if err := h.Offer(g); err != nil { // the first: only --trust refuses it
-		local.Close()
-		return nil, err
-	}
-	log.Info("serving a copy", "from", location, "dir", local.Dir(), "id", g.ID, "graphs", len(g.Manifest.Graphs), "generatedAt", g.Manifest.GeneratedAt)
-	return func() {
-		g.Close()
-		if err := local.Close(); err != nil {
-			log.Warn("removing the private copy", "dir", local.Dir(), "err", err)
-		}
-	}, nil
 }

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -313,48 +311,12 @@ func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.L
 			}
 		}, nil
 	}
-	return serveCopy(c, h, cfg.source, log)
+	return site.ServeCopy(c.Context, h, cfg.source, treeOptions(c, log), log)
 }
 
-// serveUntilDone serves h on ln until the command's context ends, then
-// shuts down gracefully and closes h, so that no snapshot outlives the
-// process.
+// serveUntilDone says what it serves, then serves h on ln until the
+// command's context ends (site.Run).
 func serveUntilDone(c *cli.Context, h *site.Handler, ln net.Listener, served string, log *slog.Logger) error {
-	var handler http.Handler = site.CORS(h)
-	if c.Bool("access-log") {
-		handler = site.AccessLog(log, handler)
-	}
-	if addr := c.String("pprof"); addr != "" {
-		mux := http.NewServeMux()
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		go http.ListenAndServe(addr, mux)
-	}
-	const readHeaderTimeout, idleTimeout = 10 * time.Second, 2 * time.Minute
-	// The fast path writes graph answers itself, so it has no access log:
-	// with one, every request goes through net/http (still behind
-	// site.Server, which turns net/http's own refusals into JSON).
-	srv := &site.Server{Handler: h, Fallback: handler, CORS: true, NoFastPath: c.Bool("access-log"),
-		ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-c.Context.Done():
-		// Graceful shutdown: finish in-flight requests, at most 10 s.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err = srv.Shutdown(ctx); errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-	}
-	if cerr := h.Close(); cerr != nil {
-		log.Warn("removing the served generation's snapshot", "err", cerr)
-	}
-	if err == nil {
-		log.Info("stopped")
-	}
-	return err
+	return site.Run(c.Context, h, ln, site.RunOptions{AccessLog: c.Bool("access-log"), Pprof: c.String("pprof"), Logger: log})
 }
