@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/policy"
@@ -52,15 +53,15 @@ func checkReleases(c *cli.Context, mirrors bool) error {
 	if !ok {
 		return err
 	}
-	if endpoint, ok := strings.CutPrefix(spec, mirrorPrefix); ok && mirrors {
+	if endpoint, ok := strings.CutPrefix(spec, generator.MirrorPrefix); ok && mirrors {
 		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--releases: release source %q: want %sURL, an http:// or https:// URL with a host", spec, mirrorPrefix)
+			return fmt.Errorf("--releases: release source %q: want %sURL, an http:// or https:// URL with a host", spec, generator.MirrorPrefix)
 		}
 		return nil
 	}
 	kinds := source.Kinds
 	if mirrors {
-		kinds += ", or " + mirrorPrefix + "URL"
+		kinds += ", or " + generator.MirrorPrefix + "URL"
 	}
 	kind, arg, ok := strings.Cut(spec, ":")
 	if !ok || arg == "" {

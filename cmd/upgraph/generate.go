@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
-	"log/slog"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -13,11 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/gcbudget"
-	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/tree/writer"
@@ -76,7 +71,7 @@ more than DIR's previous signed generation's. They expire
 index.json does not list tuf/ (targets lists index.json); every other byte
 of the tree is the same with or without --sign. See docs/signing.md.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + mirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
+			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + generator.MirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},
 			&cli.StringFlag{Name: "signatures", Usage: "release signatures to publish besides graph-data's: a directory of sha256/<hex>/signature-<N> or sha256=<hex>/signature-<N>"},
 			&cli.BoolFlag{Name: "demo", Usage: "use the embedded demo releases and graph-data"},
@@ -167,7 +162,12 @@ func runGenerate(c *cli.Context) error {
 	}
 	var built *generator.Built
 	if releases {
-		if built, err = build(c, gdOpts, channels, &arches, log); err != nil {
+		if built, arches, err = generator.BuildInputs(c.Context, generator.Inputs{
+			Demo: c.Bool("demo"), Releases: c.String("releases"), GraphData: c.String("graph-data"), Signatures: c.String("signatures"),
+			GraphDataOptions: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"),
+			SourceOptions: func() (source.Options, error) { return sourceOptions(c, log) },
+			Channels:      channels, EndpointChannels: cliflag.List(c, "channels"), Arches: arches, Workers: c.Int("workers"), Logger: log,
+		}); err != nil {
 			return interrupted(c, err, out)
 		}
 	}
@@ -201,80 +201,4 @@ func runGenerate(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %d files (%s) to %s\n", m.Counts.Files, strings.Join(what, "; "), c.String("out"))
 	return nil
-}
-
-// build reads the inputs the flags name and applies graph-data, or, for a
-// mirrored Cincinnati endpoint, fetches graphs that already have it
-// applied. For a mirror it fills in the arches fetched.
-func build(c *cli.Context, gdOpts graphdata.Options, channels *regexp.Regexp, arches *[]string, log *slog.Logger) (*generator.Built, error) {
-	sigs, err := signatureDir(c.String("signatures"), gdOpts, log)
-	if err != nil {
-		return nil, err
-	}
-	buildOpts := generator.BuildOptions{GraphData: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"), Signatures: sigs, Logger: log}
-	if c.Bool("demo") {
-		if c.IsSet("releases") || c.IsSet("graph-data") {
-			return nil, fmt.Errorf("--demo replaces --releases and --graph-data")
-		}
-		return generator.Build(c.Context, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases(), Logger: log}, upgraph.DemoGraphData(), buildOpts)
-	}
-	spec := c.String("releases")
-	if spec == "" {
-		return nil, fmt.Errorf("--releases is required (or --demo)")
-	}
-	srcOpts, err := sourceOptions(c, log)
-	if err != nil {
-		return nil, err
-	}
-	var gdfs fs.FS
-	if c.String("graph-data") != "" {
-		if gdfs, err = openGraphData(c, srcOpts.Registry); err != nil {
-			return nil, err
-		}
-	}
-	if endpoint, ok := strings.CutPrefix(spec, mirrorPrefix); ok {
-		b, err := buildMirror(c, endpoint, gdfs, gdOpts, channels, arches, log)
-		if err == nil {
-			err = b.AddSignatures(sigs)
-		}
-		return b, err
-	}
-	if gdfs == nil {
-		return nil, fmt.Errorf("--graph-data is required (only a cincinnati: source comes with graph-data applied)")
-	}
-	releases, err := source.Parse(spec, srcOpts)
-	if err != nil {
-		return nil, err
-	}
-	return generator.Build(c.Context, releases, gdfs, buildOpts)
-}
-
-// signatureDir reads --signatures (nil when not given).
-func signatureDir(dir string, gdOpts graphdata.Options, log *slog.Logger) (graphdata.Signatures, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("--signatures: %w", err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("--signatures %s: not a directory", dir)
-	}
-	sigs, warnings, err := graphdata.LoadSignatures(os.DirFS(dir), dir, gdOpts)
-	for _, w := range warnings {
-		log.Warn("signatures", "problem", w.Error())
-	}
-	return sigs, err
-}
-
-func openGraphData(c *cli.Context, regOpts registry.Options) (fs.FS, error) {
-	spec := c.String("graph-data")
-	ref, isImage := strings.CutPrefix(spec, graphdata.ImagePrefix)
-	if !isImage {
-		return graphdata.Open(spec)
-	}
-	client, err := registry.New(regOpts)
-	if err != nil {
-		return nil, err
-	}
-	return graphdata.OpenImage(c.Context, client, ref)
 }

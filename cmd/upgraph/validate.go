@@ -164,7 +164,7 @@ func validateGraphData(c *cli.Context, log *slog.Logger) (validate.Problems, err
 	if err != nil {
 		return nil, err
 	}
-	gdfs, err := openGraphData(c, srcOpts.Registry)
+	gdfs, err := generator.OpenGraphData(c.Context, c.String("graph-data"), srcOpts.Registry)
 	if err != nil {
 		return nil, err
 	}
