@@ -6,14 +6,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
-	"github.com/upgraph/upgraph/release/mirror"
-	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/release/source"
 )
 
@@ -41,14 +38,14 @@ type Inputs struct {
 	// SourceOptions says how release sources and graph-data images are
 	// read; called only when they are.
 	SourceOptions func() (source.Options, error)
-	// For a mirrored endpoint: the channels matching Channels (nil: all)
-	// of graph-data, or EndpointChannels when given; the architectures
-	// Arches (mirror.DefaultArches when empty); Workers fetches at a time.
-	Channels         *regexp.Regexp
-	EndpointChannels []string
-	Arches           []string
-	Workers          int
-	Logger           *slog.Logger
+	// Mirror builds from the Cincinnati endpoint at url, with graph-data
+	// gd when given (nil otherwise), and returns the architectures it
+	// fetched (tools/airgap.BuildEndpoint: release/mirror reads trees,
+	// which sit above this package's tests).
+	Mirror func(ctx context.Context, url string, gd fs.FS) (*Built, []string, error)
+	// Arches are returned as they are when nothing is mirrored.
+	Arches []string
+	Logger *slog.Logger
 }
 
 // BuildInputs reads the inputs and applies graph-data, or, for a
@@ -85,12 +82,12 @@ func BuildInputs(ctx context.Context, in Inputs) (*Built, []string, error) {
 		}
 	}
 	if endpoint, ok := strings.CutPrefix(spec, MirrorPrefix); ok {
-		if len(arches) == 0 {
-			arches = mirror.DefaultArches
-		}
-		b, err := buildMirror(ctx, in, endpoint, gdfs, arches)
+		b, fetched, err := in.Mirror(ctx, endpoint, gdfs)
 		if err == nil {
 			err = b.AddSignatures(sigs)
+		}
+		if fetched != nil {
+			arches = fetched
 		}
 		return b, arches, err
 	}
@@ -103,41 +100,6 @@ func BuildInputs(ctx context.Context, in Inputs) (*Built, []string, error) {
 	}
 	b, err := Build(ctx, releases, gdfs, buildOpts)
 	return b, arches, err
-}
-
-func buildMirror(ctx context.Context, in Inputs, endpoint string, gdfs fs.FS, arches []string) (*Built, error) {
-	log := in.Logger
-	var gd *graphdata.GraphData
-	var names []string
-	if gdfs != nil {
-		var err error
-		if gd, err = graphdata.Load(gdfs, in.GraphDataOptions); err != nil {
-			return nil, err
-		}
-		names = gd.ChannelNames()
-	}
-	if len(in.EndpointChannels) > 0 {
-		names = in.EndpointChannels
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s%s: which channels? give --graph-data or --channels", MirrorPrefix, endpoint)
-	}
-	var channels []string
-	for _, name := range names {
-		if in.Channels != nil && !in.Channels.MatchString(name) {
-			continue
-		}
-		if !policy.ChannelPattern.MatchString(name) {
-			return nil, fmt.Errorf("--channels: %q is not a channel name clients can request (%s)", name, policy.ChannelPattern)
-		}
-		channels = append(channels, name)
-	}
-	g, err := mirror.Fetch(ctx, mirror.Options{URL: endpoint, Channels: channels, Arches: arches, Workers: in.Workers, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	log.Info("mirrored", "endpoint", endpoint, "channels", len(channels), "arches", strings.Join(arches, ","), "releases", g.Len())
-	return Applied(g, channels, "cincinnati", gd), nil
 }
 
 // signatureDir reads --signatures (nil when not given).

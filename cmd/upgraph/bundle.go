@@ -7,12 +7,11 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/airgap"

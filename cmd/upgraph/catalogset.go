@@ -6,14 +6,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/catalogset"
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/release/mirror"
 )
 

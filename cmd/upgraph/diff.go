@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/tools/diff"
 )
 

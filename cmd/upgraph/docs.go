@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/clidoc"
+	"github.com/upgraph/upgraph/internal/cliflag"
 )
 
 // docsCommand prints the command-line reference, docs/cli.md and

@@ -7,11 +7,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/policy"

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/upgraph/upgraph/internal/bundletest"
 	"github.com/upgraph/upgraph/tree/sign"
-
-	"github.com/urfave/cli/v2"
 )
 
 // TestInvalidFlags is issue 15's acceptance check: every command, run with

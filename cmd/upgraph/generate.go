@@ -1,20 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/upgraph/upgraph/internal/cliflag"
 
 	"github.com/urfave/cli/v2"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/internal/gcbudget"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tools/airgap"
 	"github.com/upgraph/upgraph/tree/writer"
 )
 
@@ -166,7 +168,11 @@ func runGenerate(c *cli.Context) error {
 			Demo: c.Bool("demo"), Releases: c.String("releases"), GraphData: c.String("graph-data"), Signatures: c.String("signatures"),
 			GraphDataOptions: gdOpts, UpstreamQuirks: c.Bool("upstream-quirks"),
 			SourceOptions: func() (source.Options, error) { return sourceOptions(c, log) },
-			Channels:      channels, EndpointChannels: cliflag.List(c, "channels"), Arches: arches, Workers: c.Int("workers"), Logger: log,
+			Mirror: func(ctx context.Context, url string, gd fs.FS) (*generator.Built, []string, error) {
+				return airgap.BuildEndpoint(ctx, airgap.EndpointOptions{URL: url, GraphData: gd, GraphDataOptions: gdOpts, Channels: channels,
+					EndpointChannels: cliflag.List(c, "channels"), Arches: arches, Workers: c.Int("workers"), Logger: log})
+			},
+			Arches: arches, Logger: log,
 		}); err != nil {
 			return interrupted(c, err, out)
 		}

@@ -12,12 +12,12 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/upgraph/upgraph/tree/manifest"
-	"github.com/upgraph/upgraph/tree/ocitree"
 
 	"github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/tree/bundle"
+	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/ocitree"
 )
 
 // TestEveryLocation puts one tree in each place a tree lives -- a

@@ -11,9 +11,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
+
+	"github.com/upgraph/upgraph/internal/cliflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

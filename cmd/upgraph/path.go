@@ -7,8 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/model"
@@ -16,6 +14,7 @@ import (
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"

@@ -6,10 +6,9 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/internal/progress"
 	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree"

@@ -11,7 +11,6 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/metas"
 	"github.com/upgraph/upgraph/internal/bundletest"
-
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/tree/bundle"

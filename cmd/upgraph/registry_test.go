@@ -11,13 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/upgraph/upgraph/internal/bundletest"
-
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/upgraph/upgraph"
+	"github.com/upgraph/upgraph/internal/bundletest"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 )
 

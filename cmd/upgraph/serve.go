@@ -14,10 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree"

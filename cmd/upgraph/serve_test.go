@@ -15,11 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/bundletest"
-
 	"github.com/blang/semver/v4"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/upgraph/upgraph/internal/bundletest"
 	"github.com/upgraph/upgraph/internal/cvo"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/s3test"

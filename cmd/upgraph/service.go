@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/service"

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/internal/synth"
 	"github.com/upgraph/upgraph/release/graphdata"
 )

@@ -10,13 +10,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/upgraph/upgraph/internal/cliflag"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/model"
 	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/release/validate"
