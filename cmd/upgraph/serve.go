@@ -109,7 +109,7 @@ type serveConfig struct {
 	trust        *sign.Check // --trust
 }
 
-// serveFlags checks every flag before anything is done (flagcheck.go),
+// serveFlags checks every flag before anything is done (flagcheck.go, internal/cliflag),
 // so a mistake is reported by name rather than as whatever it would
 // break later.
 func serveFlags(c *cli.Context) (*serveConfig, error) {

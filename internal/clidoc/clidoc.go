@@ -334,7 +334,7 @@ func roffText(s string) string {
 
 var mdCode = regexp.MustCompile("`([^`]*)`")
 
-// roffMarkdown renders a docSection's text.
+// roffMarkdown renders a Section's text.
 func roffMarkdown(s string) string {
 	var out []string
 	for _, para := range strings.Split(s, "\n\n") {
