@@ -92,7 +92,8 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "wrote 88 files (12 channel × arch graphs, 52 per-version graphs) to "+out) {
+	// 88 files and the gzip copies of the 12 + 52 graphs and the empty graph.
+	if !strings.Contains(stdout, "wrote 153 files (12 channel × arch graphs, 52 per-version graphs) to "+out) {
 		t.Errorf("stdout = %q", stdout)
 	}
 	for _, f := range []string{"index.json", "graph/amd64/stable-4.16.json", "graph/arm64/fast-4.16/4.16.2.json"} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
+	"github.com/upgraph/upgraph/internal/precompress"
 )
 
 var (
@@ -40,8 +41,9 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 		switch {
 		case !fs.ValidPath(name) || strings.Contains(name, `\`) || name == manifest.FileName:
 			bad("lists %q, which cannot be a file of a tree", name)
-		case strings.HasPrefix(name, "graph/") && !strings.HasSuffix(name, ".json"):
-			bad("lists %q, which is not a graph file (graph/….json)", name)
+		case strings.HasPrefix(name, "graph/") && !strings.HasSuffix(name, ".json") &&
+			!(m.Precompressed != "" && strings.HasSuffix(name, ".json"+precompress.Suffix)):
+			bad("lists %q, which is not a graph file (graph/….json, or its copy graph/….json.gz in a precompressed tree)", name)
 		case strings.HasPrefix(name, "signatures/") && !signatureFile.MatchString(name):
 			bad("lists %q, which is not a signature file (signatures/sha256=<hex>/signature-<N>)", name)
 		}
@@ -103,7 +105,12 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 		}
 	}
 	for name := range m.Files {
-		if strings.HasPrefix(name, "graph/") && !accounted[name] {
+		plain, isCopy := strings.CutSuffix(name, precompress.Suffix)
+		switch {
+		case !strings.HasPrefix(name, "graph/") || accounted[name]:
+		case isCopy && m.Precompressed != "" && accounted[plain]:
+			// The gzip copy of a graph file (generate's precompression).
+		default:
 			bad("lists %s, which belongs to no graph", name)
 		}
 	}
