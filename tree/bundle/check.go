@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/version"
-	"github.com/upgraph/upgraph/internal/precompress"
 )
 
 var (
