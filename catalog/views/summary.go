@@ -59,6 +59,12 @@ type PackageSummary struct {
 	Graph    string           `json:"graph"`
 	Bundles  int              `json:"bundles"`
 	Channels []ChannelSummary `json:"channels"`
+	// DeclaresDependencies says a bundle of the package declares an OLM
+	// v0 dependency (olm.gvk.required, olm.package.required,
+	// olm.label.required, olm.constraint), which OLM v0 resolves over the
+	// catalog set: what `upgraph diff` re-reads when another package or
+	// catalog changes.
+	DeclaresDependencies bool `json:"declaresDependencies,omitempty"`
 	// DeprecatedBundles are the package's deprecated bundles, by name.
 	DeprecatedBundles []DeprecatedBundle `json:"deprecatedBundles"`
 	// Warnings are the package's warnings (upgraph validate --catalog
@@ -115,7 +121,7 @@ func (c *Catalog) Summary() *Summary {
 	for _, p := range c.Model.Packages {
 		ps := PackageSummary{Name: p.Name, DefaultChannel: p.DefaultChannelName, Graph: PackageGraphPath(p.Name),
 			Bundles: len(p.Bundles), Channels: make([]ChannelSummary, 0, len(p.Channels)),
-			DeprecatedBundles: []DeprecatedBundle{}, Warnings: []Warning{}}
+			DeprecatedBundles: []DeprecatedBundle{}, Warnings: []Warning{}, DeclaresDependencies: p.DeclaresV0Dependencies()}
 		if p.Deprecation != nil {
 			ps.Deprecated = p.Deprecation.Message
 		}

@@ -375,6 +375,14 @@ func TestPlanView(t *testing.T) {
 		}
 		got, gotRaw := pagePlan(t, p)
 		comparePlans(t, c.name, want, got, wantRaw, gotRaw)
+		// The page resolves no OLM v0 dependency (upgraph plan does: the
+		// fixtures' dependencies are all satisfied, so the states agree):
+		// with OLM v0 it says so and points to upgraph plan.
+		var depsNote string
+		p.eval(t, `(document.getElementById('plan-deps-note') || {}).textContent || ''`, &depsNote)
+		if wantNote := c.olm != "v1"; wantNote != strings.Contains(depsNote, "are not checked on this page") || wantNote && !strings.Contains(depsNote, "upgraph plan") {
+			t.Errorf("%s (OLM %q): the dependency note is %q", c.name, c.olm, depsNote)
+		}
 		var search string
 		p.eval(t, `location.search`, &search)
 		if !strings.Contains(search, "ops=") || !strings.Contains(search, "plan=") {

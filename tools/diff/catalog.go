@@ -268,9 +268,10 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 	// A bundle that declares dependencies (OLM v0 resolves them over the
 	// catalog set) may become unsatisfiable when another package or
 	// catalog changes, its own graph unchanged: its channels' installs
-	// are compared whenever the package declares any (OLM v1's refusal
-	// warnings name such bundles: olm.package.required, olm.gvk.required,
-	// olm.constraint; an olm.label.required alone is not seen).
+	// are compared whenever the package declares any (the summary's
+	// declaresDependencies, every form; a tree written before it has
+	// only OLM v1's refusal warnings, which miss an olm.label.required
+	// alone).
 	runtimeChanged := !slices.Equal(refusalWarnings(op), refusalWarnings(np)) || declaresDependencies(op) || declaresDependencies(np)
 	for _, cn := range slices.Compact(names) {
 		oc, nc := chans[0][cn], chans[1][cn]
@@ -292,10 +293,11 @@ func comparePackage(ctx context.Context, sides [2]catalogSide, dir string, op, n
 	return d, nil
 }
 
-// declaresDependencies says whether a bundle of p declares a
-// dependency (the package's model.RuleV1Refused warnings name them).
+// declaresDependencies says whether a bundle of p declares an OLM v0
+// dependency: the summary says so, or (a tree written before it did)
+// the package's model.RuleV1Refused warnings name one.
 func declaresDependencies(p *views.PackageSummary) bool {
-	return slices.ContainsFunc(p.Warnings, func(w views.Warning) bool { return w.Rule == model.RuleV1Refused })
+	return p.DeclaresDependencies || slices.ContainsFunc(p.Warnings, func(w views.Warning) bool { return w.Rule == model.RuleV1Refused })
 }
 
 // refusalWarnings are the package's warnings that name a bundle a

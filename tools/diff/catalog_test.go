@@ -369,3 +369,25 @@ func TestDiffCatalogsUnsatisfiable(t *testing.T) {
 	}
 	t.Logf("%d installs newly unsatisfiable (%d held), e.g. %s: %s %+v", len(held), nHeld, held[0].Name, held[0].Error, held[0].Held)
 }
+
+// TestDeclaresDependencies: a package's installs are re-read when its
+// summary says it declares an OLM v0 dependency (any form: an
+// olm.label.required alone, which no OLM v1 refusal warning names), or,
+// in a tree written before the summary said so, when a refusal warning
+// names one.
+func TestDeclaresDependencies(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    catviews.PackageSummary
+		want bool
+	}{
+		{"summary says so (olm.label.required alone)", catviews.PackageSummary{DeclaresDependencies: true}, true},
+		{"older tree: an OLM v1 refusal warning", catviews.PackageSummary{Warnings: []catviews.Warning{{Rule: model.RuleV1Refused}}}, true},
+		{"other warnings only", catviews.PackageSummary{Warnings: []catviews.Warning{{Rule: model.RuleLegacyDeprecated}}}, false},
+		{"none", catviews.PackageSummary{}, false},
+	} {
+		if got := declaresDependencies(&tc.p); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
 	"github.com/upgraph/upgraph/catalog/model"
@@ -97,5 +98,55 @@ func TestComputeDependencies(t *testing.T) {
 				t.Errorf("OLM v1: dependencies checked: %+v", oh.Dependencies)
 			}
 		})
+	}
+}
+
+const conflictFBC = `{"schema":"olm.package","name":"app","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"app","name":"stable","entries":[{"name":"app.v1.0.0"}]}
+{"schema":"olm.bundle","package":"app","name":"app.v1.0.0","image":"example.com/app:1.0.0","properties":[
+ {"type":"olm.package","value":{"packageName":"app","version":"1.0.0"}},
+ {"type":"olm.package.required","value":{"packageName":"dep","versionRange":"<2.0.0"}},
+ {"type":"olm.package.required","value":{"packageName":"dep","versionRange":">=2.0.0"}}]}
+{"schema":"olm.package","name":"dep","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"dep","name":"stable","entries":[{"name":"dep.v1.0.0"},{"name":"dep.v2.0.0","replaces":"dep.v1.0.0"}]}
+{"schema":"olm.bundle","package":"dep","name":"dep.v1.0.0","image":"example.com/dep:1.0.0","properties":[{"type":"olm.package","value":{"packageName":"dep","version":"1.0.0"}}]}
+{"schema":"olm.bundle","package":"dep","name":"dep.v2.0.0","image":"example.com/dep:2.0.0","properties":[{"type":"olm.package","value":{"packageName":"dep","version":"2.0.0"}}]}
+`
+
+// TestComputeDependenciesConflict: app.v1.0.0 requires package dep <2.0.0
+// and dep >=2.0.0; the catalog has both, but OLM v0 installs one bundle
+// per package, so its resolution fails although each dependency has a
+// provider: the hop is blocked on the conflict (an existence check per
+// dependency would pass it).
+func TestComputeDependenciesConflict(t *testing.T) {
+	cfg, err := declcfg.LoadFS(context.Background(), fstest.MapFS{"catalog.json": {Data: []byte(conflictFBC)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Convert(cfg)
+	cats := []Catalog{{Minor: Minor{4, 20}, Key: "v4.20", Model: m}, {Minor: Minor{4, 21}, Key: "v4.21", Model: m}}
+	p, err := Compute(Request{Release: release("4.20.1", "4.21.0"), OLM: upgrade.V0, Catalogs: cats, Operators: []mirrorset.Install{{Package: "app", Version: "1.0.0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oh := p.Hops[0].Operators[0]
+	if oh.State != StateBlocked || !p.Blocked {
+		t.Fatalf("state %s, want blocked: %s", oh.State, oh.Message)
+	}
+	for _, want := range []string{
+		"after the hop, OLM v0 cannot satisfy the dependencies of app.v1.0.0 in the v4.21 catalogs: ",
+		"app.v1.0.0 requires an operator with package: dep and with version in range: <2.0.0: its 1 providers (v4.21/stable/dep.v1.0.0) cannot be installed with the rest of the resolution",
+	} {
+		if !strings.Contains(oh.Message, want) {
+			t.Errorf("message %q, want it to contain %q", oh.Message, want)
+		}
+	}
+	if len(oh.Dependencies) != 2 {
+		t.Fatalf("dependencies %+v, want two", oh.Dependencies)
+	}
+	for _, d := range oh.Dependencies {
+		if d.Provider != nil || d.Message == "" {
+			t.Errorf("dependency %s: provider %+v, message %q: want no pick and why", d.Text, d.Provider, d.Message)
+		}
 	}
 }

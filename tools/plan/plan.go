@@ -65,10 +65,10 @@
 // Routes follow the channel graph as catalog/upgrade does (a Prohibited
 // bundle is never an OLM v0 hop); OLM v1 refuses a bundle that declares a
 // dependency, as operator-controller does, and a refused hop cuts the
-// route. For OLM v0, each hop checks the dependencies of the bundle the
-// operator runs after it against the next minor's catalog set (and those
-// of an update required before it against the current one's): a
-// dependency no bundle of the set provides blocks the hop (deps.go).
+// route. For OLM v0, each hop resolves the bundle the operator runs
+// after it, with its dependencies, over the next minor's catalog set
+// (and an update required before it over the current one's): a
+// resolution that fails blocks the hop (deps.go).
 package plan
 
 import (
@@ -461,12 +461,21 @@ func Compute(req Request) (*Plan, error) {
 		p.Blockers = append(p.Blockers, Blocker{Message: msg})
 	}
 	eus := eusSteps(cross, req.ViaEUS)
+	// One OLM v0 catalog set per minor, built when a dependency is first
+	// resolved there.
+	v0Sets := map[Minor]**model.V0Set{}
+	setOf := func(m Minor) **model.V0Set {
+		if v0Sets[m] == nil {
+			v0Sets[m] = new(*model.V0Set)
+		}
+		return v0Sets[m]
+	}
 	for i, c := range cross {
 		h := Hop{From: c.from.String(), To: c.to.String(), ReleaseFrom: c.relFrom, ReleaseTo: c.relTo,
 			OLMChecks: c.from.Normalize().NextY().String(), FromCatalog: cats[c.from][0].Key, ToCatalog: cats[c.to][0].Key, EUS: eus[i],
 			Operators: []OperatorHop{}}
 		for _, s := range states {
-			cur, next := minorSet(c.from, cats[c.from], s), minorSet(c.to, cats[c.to], s)
+			cur, next := minorSet(c.from, cats[c.from], s, setOf(c.from)), minorSet(c.to, cats[c.to], s, setOf(c.to))
 			oh, err := s.step(c, cur, next, req.OLM)
 			if err != nil {
 				return nil, err
@@ -787,19 +796,22 @@ func firstHop(pkg *model.Package, ch *model.Channel, b *model.Bundle, olm upgrad
 type catalogsAt struct {
 	home *Catalog
 	all  []*Catalog
+	// set is the minor's OLM v0 catalog set, built on first use and
+	// shared by the minor's operators (nil: built per use).
+	set **model.V0Set
 }
 
 // minorSet is catalogsAt for the operator s at minor m: its catalog
 // there (an empty one when the set has no catalog of that name at m:
 // the package is gone).
-func minorSet(m Minor, cats []*Catalog, s *opState) catalogsAt {
+func minorSet(m Minor, cats []*Catalog, s *opState, set **model.V0Set) catalogsAt {
 	for _, c := range cats {
 		if c.Name == s.catalog {
-			return catalogsAt{home: c, all: cats}
+			return catalogsAt{home: c, all: cats, set: set}
 		}
 	}
 	return catalogsAt{home: &Catalog{Minor: m, Key: m.Key(), Name: s.catalog, Source: "(not in the catalog set at " + m.String() + ")",
-		Model: model.Convert(&declcfg.DeclarativeConfig{})}, all: cats}
+		Model: model.Convert(&declcfg.DeclarativeConfig{})}, all: cats, set: set}
 }
 
 // members is the set OLM v1 walks for pkg: nil with one catalog.
@@ -981,7 +993,7 @@ func notes(p *Plan, cross []crossing, req Request) []string {
 		if req.OLM == upgrade.V1 {
 			out = append(out, stay+"; OLM v1's refusal of a resolved bundle that declares a dependency (olm.package.required, olm.gvk.required, olm.constraint) is modelled as operator-controller decides, with no fallback to an older bundle; no dependency is solved, as OLM v1 solves none.")
 		} else {
-			out = append(out, stay+"; OLM v0's Prohibited bundles are never hops; at each hop the dependencies (olm.gvk.required, olm.package.required, olm.label.required, olm.constraint) of the bundle an operator runs after it must be provided by some bundle of the next minor's catalog set (and those of an update required before it by the current one's), else the hop is blocked; conflicts between providers and the dependencies of bundles further along the routes are not checked.")
+			out = append(out, stay+"; OLM v0's Prohibited bundles are never hops; at each hop the bundle an operator runs after it is resolved with its dependencies (olm.gvk.required, olm.package.required, olm.label.required, olm.constraint) over the next minor's catalog set as OLM v0's resolver does (and an update required before it over the current one's), and the hop is blocked when the resolution fails (a dependency no bundle provides, or providers that conflict); each operator is resolved alone in its namespace (the other installed operators are not installed CSVs of the resolution), a bundle that is not an entry of its channel there is only checked for a provider of each dependency, and the dependencies of bundles further along the routes are not checked.")
 		}
 	}
 	return append([]string{}, out...)

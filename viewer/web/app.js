@@ -1713,7 +1713,13 @@ function createPlan() {
     }
     const head = el('p', { id: 'plan-verdict', class: plan.blocked ? 'blocked' : '',
       text: `${plan.minors.join(' → ')}: ${plan.blocked ? `BLOCKED (${plural(plan.blockers.length, 'blocker')})` : 'no blocker'}` });
-    out.replaceChildren(head, pathBox, ...plan.hops.map(renderHop));
+    // The page mirrors catalog/plan without OLM v0's dependency
+    // resolution (the solver is not ported): say so, and where the
+    // complete answer is.
+    const deps = plan.olm === 'v0' && plan.operators.length && plan.hops.length
+      ? [el('p', { id: 'plan-deps-note', class: 'muted', text: 'OLM v0 dependencies (olm.gvk.required, olm.package.required, olm.label.required, olm.constraint) are not checked on this page: a hop may still be blocked by a dependency the next minor\'s catalogs cannot satisfy. Run upgraph plan for the plan with them resolved.' })]
+      : [];
+    out.replaceChildren(head, ...deps, pathBox, ...plan.hops.map(renderHop));
   }
 
   function renderHop(h, i) {
