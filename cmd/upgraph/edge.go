@@ -122,8 +122,13 @@ func runEdgeNginx(c *cli.Context) error {
 	}
 	// A tree with phased rollouts gets the bucket maps for its N; one
 	// without (or not generated yet) the configuration as before.
-	if m, err := manifest.Read(root); err == nil && m.Rollouts != nil {
-		opts.RolloutBuckets = m.Rollouts.Buckets
+	if m, err := manifest.Read(root); err == nil {
+		if m.Rollouts != nil {
+			opts.RolloutBuckets = m.Rollouts.Buckets
+		}
+		if err := edge.CheckNginxBound(m); err != nil {
+			return fmt.Errorf("--root %s: %w", root, err)
+		}
 	}
 	_, err = fmt.Fprint(c.App.Writer, edge.NginxConfig(opts))
 	return err
