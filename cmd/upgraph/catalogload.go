@@ -19,6 +19,11 @@ type catalogRead struct {
 	pkgs []string
 }
 
+// readModels tells loadOperatorCatalogs that only the models are used:
+// each catalog's Config is dropped once converted, so that the decoded
+// FBC of a catalog already read is not kept while the others are.
+const readModels = true
+
 // maxCatalogReaders bounds the catalogs read at once: each read already
 // decodes its files on every core, so more readers only fill the gaps
 // between files (a catalog's largest package) and add to the memory.
@@ -33,8 +38,8 @@ const maxCatalogReaders = 4
 // the Config and Model, which no command changes. On failure it returns
 // the error of the first read, in the order of reads, that fails, and
 // its index, as reading them in turn would: reads after a failure are
-// not started.
-func loadOperatorCatalogs(c *cli.Context, src *mirror.Source, reads []catalogRead, log *slog.Logger) ([]*mirrorset.Catalog, int, error) {
+// not started. With modelsOnly, the Catalogs have no Config.
+func loadOperatorCatalogs(c *cli.Context, src *mirror.Source, reads []catalogRead, modelsOnly bool, log *slog.Logger) ([]*mirrorset.Catalog, int, error) {
 	first := make([]int, len(reads)) // the read whose result read i takes
 	var unique []int
 	seen := map[string]int{}
@@ -68,6 +73,9 @@ func loadOperatorCatalogs(c *cli.Context, src *mirror.Source, reads []catalogRea
 				next++
 				mu.Unlock()
 				cats[i], errs[i] = loadOperatorCatalog(c, src, reads[i].arg, reads[i].pkgs, log)
+				if errs[i] == nil && modelsOnly {
+					cats[i].Config = nil
+				}
 				if errs[i] != nil {
 					mu.Lock()
 					failed = min(failed, i)

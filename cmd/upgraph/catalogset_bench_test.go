@@ -28,7 +28,10 @@ import (
 // at both minors: "one-source" gives each catalog one source for both
 // (8 reads of 4 directories), "per-minor" a distinct copy per minor (8
 // directories). It reports the wall and CPU time per run and the peak
-// resident size of the process (its rusage).
+// resident size of the process (its rusage). With UPGRAPH_BENCH_BASELINE
+// naming another build of upgraph, each iteration also runs it, right
+// after, and reports its figures as base-…: a comparison under the same
+// load.
 //
 //	go test ./cmd/upgraph -run '^$' -bench CatalogSetFourCatalogs -benchtime 3x
 func BenchmarkCatalogSetFourCatalogs(b *testing.B) {
@@ -85,32 +88,41 @@ func BenchmarkCatalogSetFourCatalogs(b *testing.B) {
 		{"mirror-set", []string{"mirror-set", "--olm", "v0", "--format", "json", "--installed", installed,
 			"--catalog-set", sets["mirror-set"], "--out", filepath.Join(dir, "out")}},
 	}
+	binaries := []string{binary}
+	if base := os.Getenv("UPGRAPH_BENCH_BASELINE"); base != "" {
+		binaries = append(binaries, base)
+	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
-			var wall, cpu time.Duration
-			var rss int64
+			wall := make([]time.Duration, len(binaries))
+			cpu := make([]time.Duration, len(binaries))
+			rss := make([]int64, len(binaries))
 			for b.Loop() {
-				os.RemoveAll(filepath.Join(dir, "out"))
-				cmd := exec.Command(binary, bc.args...)
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				start := time.Now()
-				err := cmd.Run()
-				wall += time.Since(start)
-				if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
-					b.Fatalf("upgraph %s: %v: %s", strings.Join(bc.args, " "), err, stderr.String())
+				for k, bin := range binaries {
+					os.RemoveAll(filepath.Join(dir, "out"))
+					cmd := exec.Command(bin, bc.args...)
+					var stdout, stderr bytes.Buffer
+					cmd.Stdout, cmd.Stderr = &stdout, &stderr
+					start := time.Now()
+					err := cmd.Run()
+					wall[k] += time.Since(start)
+					if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
+						b.Fatalf("%s %s: %v: %s", bin, strings.Join(bc.args, " "), err, stderr.String())
+					}
+					if !bytes.Contains(stdout.Bytes(), []byte("rabbitmq-messaging-topology-operator")) {
+						b.Fatalf("the answer does not name the first install:\n%.2000s", stdout.String())
+					}
+					if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+						rss[k] = max(rss[k], ru.Maxrss*1024)
+					}
+					cpu[k] += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 				}
-				if !bytes.Contains(stdout.Bytes(), []byte("rabbitmq-messaging-topology-operator")) {
-					b.Fatalf("the answer does not name the first install:\n%.2000s", stdout.String())
-				}
-				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-					rss = max(rss, ru.Maxrss*1024)
-				}
-				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
-			b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/op")
-			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(rss)/1e6, "peak-RSS-MB")
+			for k, prefix := range []string{"", "base-"}[:len(binaries)] {
+				b.ReportMetric(wall[k].Seconds()/float64(b.N), prefix+"wall-s/op")
+				b.ReportMetric(cpu[k].Seconds()/float64(b.N), prefix+"cpu-s/op")
+				b.ReportMetric(float64(rss[k])/1e6, prefix+"peak-RSS-MB")
+			}
 		})
 	}
 }

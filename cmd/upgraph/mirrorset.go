@@ -190,7 +190,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		}
 		// The catalogs are read together; the first error in the order
 		// of the catalogs is the one reported.
-		cats, _, err := loadOperatorCatalogs(c, src, reads, log)
+		cats, _, err := loadOperatorCatalogs(c, src, reads, !readModels, log)
 		switch {
 		case err != nil:
 			return false, err

@@ -221,7 +221,7 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	// The catalogs are read together; the first error, in the order of
 	// --catalogs (or of the set, minor by minor), is the one reported.
-	loaded, i, err := loadOperatorCatalogs(c, src, reads, log)
+	loaded, i, err := loadOperatorCatalogs(c, src, reads, readModels, log)
 	switch {
 	case err != nil:
 		return false, fmt.Errorf("%w (in --catalogs %s)", err, used[i].key)
