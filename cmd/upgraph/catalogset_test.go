@@ -243,3 +243,46 @@ func TestPlanCatalogSetErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogSetReadFirstError: the catalogs of a set are read together,
+// and the error reported is that of the first catalog, in the set's
+// order (minor by minor for plan), that cannot be read, every time.
+func TestCatalogSetReadFirstError(t *testing.T) {
+	tree := planTree(t)
+	dir := t.TempDir()
+	for _, name := range []string{"broken-a", "broken-b"} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "catalog.yaml"), []byte("schema: olm.package\nname: [x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good, err := filepath.Abs("testdata/plan/catalogs/v4.22")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := writeSet(t, dir, "catalogs:\n- name: ocp\n  source: dir:"+good+"\n- name: a\n  source: dir:"+filepath.Join(dir, "broken-a")+
+		"\n- name: b\n  source: dir:"+filepath.Join(dir, "broken-b")+"\n")
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		err  string
+	}{
+		{"plan", []string{"--source", tree, "--channel", "candidate-5.0", "--from", "4.22.0", "--to", "5.0.1",
+			"--operators", "testdata/plan/operators-major.yaml", "--catalog-set", set}, "catalog a: catalog dir:" + filepath.Join(dir, "broken-a") + ": catalog.yaml:2: invalid YAML"},
+		{"mirror-set", []string{"--installed", "testdata/plan/operators-major.yaml", "--catalog-set", set,
+			"--out", filepath.Join(dir, "out")}, "catalog a: catalog dir:" + filepath.Join(dir, "broken-a") + ": catalog.yaml:2: invalid YAML"},
+	} {
+		cmd := planCommand()
+		if tc.cmd == "mirror-set" {
+			cmd = mirrorSetCommand()
+		}
+		for range 5 {
+			out, errOut, code := runCommand(cmd, tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.err) || strings.Contains(errOut, "broken-b") {
+				t.Fatalf("%s: exit %d\n%s\n%s\nwant %q", tc.cmd, code, out, errOut, tc.err)
+			}
+		}
+	}
+}

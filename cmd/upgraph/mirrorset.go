@@ -157,7 +157,8 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	rep := &mirrorset.Report{Files: []string{}}
 	if operators {
-		var cats []*mirrorset.Catalog
+		var reads []catalogRead
+		var wantErr error // a tree's summary that cannot be read, after reads
 		for _, a := range args {
 			var pkgs []string
 			for _, in := range installs {
@@ -178,18 +179,26 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 				// package it lacks is a catalog of the set without it.
 				sum, err := treecat.Summary(c.Context, src.Tree, a.name)
 				if err != nil {
-					return false, fmt.Errorf("--%s %s: %w", a.flag, a.value, err)
+					wantErr = fmt.Errorf("--%s %s: %w", a.flag, a.value, err)
+					break
 				}
 				pkgs = slices.DeleteFunc(pkgs, func(p string) bool {
 					return !slices.ContainsFunc(sum.Packages, func(sp catviews.PackageSummary) bool { return sp.Name == p })
 				})
 			}
-			cat, err := loadOperatorCatalog(c, src, a, pkgs, log)
-			if err != nil {
-				return false, err
-			}
-			cat.Name, cat.Priority = a.setName, priority[a.setName]
-			cats = append(cats, cat)
+			reads = append(reads, catalogRead{arg: a, pkgs: pkgs})
+		}
+		// The catalogs are read together; the first error in the order
+		// of the catalogs is the one reported.
+		cats, _, err := loadOperatorCatalogs(c, src, reads, !readModels, log)
+		switch {
+		case err != nil:
+			return false, err
+		case wantErr != nil:
+			return false, wantErr
+		}
+		for i, cat := range cats {
+			cat.Name, cat.Priority = reads[i].arg.setName, priority[reads[i].arg.setName]
 		}
 		if rep.Operators, err = mirrorset.Compute(cats, installs, olm); err != nil {
 			return false, fmt.Errorf("--installed: %w", err)

@@ -186,6 +186,9 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	preq := clusterplan.Request{Release: rel, Operators: installs, OLM: olm, ViaEUS: req.ViaEUS}
 	var unused []string
+	var used []planCatalog
+	var reads []catalogRead
+	var wantErr error // a tree's summary that cannot be read, after reads
 	for _, pc := range cats {
 		if !slices.Contains(minors, pc.minor) {
 			unused = append(unused, pc.key)
@@ -203,16 +206,29 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 			// only the packages the tree's catalog has.
 			sum, err := treecat.Summary(c.Context, src.Tree, pc.arg.name)
 			if err != nil {
-				return false, fmt.Errorf("--%s %s: %w (in --catalogs %s)", pc.arg.flag, pc.arg.value, err, pc.key)
+				wantErr = fmt.Errorf("--%s %s: %w (in --catalogs %s)", pc.arg.flag, pc.arg.value, err, pc.key)
+			} else {
+				want = slices.DeleteFunc(slices.Clone(pkgs), func(p string) bool {
+					return !slices.ContainsFunc(sum.Packages, func(sp catviews.PackageSummary) bool { return sp.Name == p })
+				})
 			}
-			want = slices.DeleteFunc(slices.Clone(pkgs), func(p string) bool {
-				return !slices.ContainsFunc(sum.Packages, func(sp catviews.PackageSummary) bool { return sp.Name == p })
-			})
 		}
-		cat, err := loadOperatorCatalog(c, src, pc.arg, want, log)
-		if err != nil {
-			return false, fmt.Errorf("%w (in --catalogs %s)", err, pc.key)
+		if wantErr != nil {
+			break
 		}
+		used = append(used, pc)
+		reads = append(reads, catalogRead{arg: pc.arg, pkgs: want})
+	}
+	// The catalogs are read together; the first error, in the order of
+	// --catalogs (or of the set, minor by minor), is the one reported.
+	loaded, i, err := loadOperatorCatalogs(c, src, reads, readModels, log)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("%w (in --catalogs %s)", err, used[i].key)
+	case wantErr != nil:
+		return false, wantErr
+	}
+	for i, pc := range used {
 		source := pc.arg.value
 		if pc.name != "" {
 			source = pc.arg.spec
@@ -220,7 +236,7 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 				source = pc.arg.name
 			}
 		}
-		preq.Catalogs = append(preq.Catalogs, clusterplan.Catalog{Minor: pc.minor, Key: pc.key, Source: source, Model: cat.Model,
+		preq.Catalogs = append(preq.Catalogs, clusterplan.Catalog{Minor: pc.minor, Key: pc.key, Source: source, Model: loaded[i].Model,
 			Name: pc.name, Priority: pc.priority})
 	}
 	p, err := clusterplan.Compute(preq)

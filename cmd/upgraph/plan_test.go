@@ -55,7 +55,7 @@ func init() {
 // (amd64) in stable/fast/candidate-4.21 and -4.22, eus-4.22 and
 // candidate-5.0 (4.22.z and 5.0.z), a conditional edge 4.20.0 → 4.21.0,
 // and the fixture's catalogs as ocp-v4-20 … ocp-v5-0.
-func planTree(t *testing.T) string {
+func planTree(t testing.TB) string {
 	t.Helper()
 	built, err := generator.Build(t.Context(), &source.MetadataDir{Dir: filepath.Join(planFixtures, "releases")},
 		os.DirFS(filepath.Join(planFixtures, "graph-data")), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
