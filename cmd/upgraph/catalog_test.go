@@ -110,7 +110,9 @@ func TestGenerateCatalog(t *testing.T) {
 		t.Errorf("index.json: catalogs %+v, %d graphs", m.Catalogs, len(m.Graphs))
 	}
 	for name := range alone {
-		if k := catalogFileKind(name); k != "" {
+		// A gzip copy (FILE.gz) is its file's bytes compressed: the
+		// generator's TestRenderCatalogCopies checks that.
+		if k := catalogFileKind(name); k != "" && !strings.HasSuffix(name, ".gz") {
 			checkSchema(t, filepath.Join(work, "alone", name), k)
 		}
 	}
@@ -285,7 +287,7 @@ func TestGenerateCatalogSources(t *testing.T) {
 		summaries[s.out] = sum
 		got := trees[s.out]
 		for name, want := range trees["dir"] {
-			if name == "index.json" || name == "operators/community/catalog.json" {
+			if name == "index.json" || name == "operators/community/catalog.json" || name == "operators/community/catalog.json.gz" {
 				continue
 			}
 			if got[name] != want {

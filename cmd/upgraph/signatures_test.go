@@ -40,7 +40,7 @@ func TestGenerateServeSignatures(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	if !strings.Contains(stdout, "wrote 91 files (12 channel × arch graphs, 52 per-version graphs, 3 release signatures)") {
+	if !strings.Contains(stdout, "wrote 156 files (12 channel × arch graphs, 52 per-version graphs, 3 release signatures)") {
 		t.Errorf("stdout = %q", stdout)
 	}
 	if !strings.Contains(stderr, "README.md") {
