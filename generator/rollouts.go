@@ -133,7 +133,7 @@ func renderRollouts(ctx context.Context, b *Built, plan *rollout.Plan, channels,
 						m.Files[copyName] = info
 						m.Counts.Files++
 						m.Counts.Bytes += info.Size
-						if err := putRolloutCopy(ctx, st, m, gz, owners, copyName, data); err != nil {
+						if err := putRolloutCopy(ctx, st, m, gz, owners[sum], copyName, data); err != nil {
 							return err
 						}
 						ro.Variants[name] = append(ro.Variants[name], k)
@@ -168,14 +168,15 @@ func versionPaths(g manifest.Graph) []string {
 
 // putRolloutCopy stores the gzip copy of a bucket's file (copyName, data)
 // when the generation makes copies (RenderOptions.Precompress), linked to
-// the copy of the first variant with the same content where the store
+// the copy of the first variant with the same content (firstVariant,
+// possibly copyName itself) where the store
 // links, so that every variant is served gzip like the file it replaces.
-func putRolloutCopy(ctx context.Context, st writer.Staging, m *manifest.Manifest, gz *copier, owners map[string]string, copyName string, data []byte) error {
+func putRolloutCopy(ctx context.Context, st writer.Staging, m *manifest.Manifest, gz *copier, firstVariant, copyName string, data []byte) error {
 	if gz == nil || !precompress.Wanted(copyName, len(data)) {
 		return nil
 	}
 	name := precompress.Name(copyName)
-	owner := precompress.Name(owners[manifest.SHA256(data)])
+	owner := precompress.Name(firstVariant)
 	if prev, ok := m.Files[owner]; ok && owner != name {
 		if links, canLink := st.(writer.Linker); canLink {
 			if err := links.Link(ctx, owner, name); err != nil {
