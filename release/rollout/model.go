@@ -9,13 +9,12 @@
 package rollout
 
 import (
-	"math"
 	"slices"
 	"time"
 )
 
 // Rollout is one release's rollout, FCOS's three fields: before Start no
-// cluster but the canary (wariness 0) is offered it; from Start the share
+// cluster is offered it, not even the canary (wariness 0); from Start the share
 // offered is StartValue, growing linearly to 1 over Duration; with no
 // Duration it stays at StartValue.
 type Rollout struct {
@@ -76,8 +75,16 @@ func (r *Rollout) Throttling(now int64) float64 {
 // throttling, and bucket k holds wariness in ((k−1)/n, k/n], so the whole
 // bucket is offered iff k/n ≤ throttling (conservative: a bucket opens
 // when its most wary client would). Bucket 0 is wariness 0 exactly (the
-// canary, rollout_wariness=0): offered even before the start, as FCOS.
+// canary, rollout_wariness=0): offered everything that has started, as
+// issue 28 says. FCOS differs before the start: its throttling is 0 there
+// and it hides a release only from wariness > throttling, so it offers
+// wariness 0 a release before its start_epoch (commons/src/policy.rs
+// throttle_rollouts, 95388bdf); no bucket here is offered a release
+// that has not started.
 func (r *Rollout) Offered(k, n int, now int64) bool {
+	if now < r.StartEpoch {
+		return false
+	}
 	return upper(k, n) <= r.Throttling(now)
 }
 
@@ -88,11 +95,8 @@ func upper(k, n int) float64 { return float64(k) / float64(n) }
 // Opens is the first Unix second at which bucket k of n is offered the
 // release, and false if it never is (no duration and k/n above the start
 // value). A bucket offered at the start opens at the start (or at once,
-// the canary: math.MinInt64).
+// the canary bucket 0, whatever the start value).
 func (r *Rollout) Opens(k, n int) (int64, bool) {
-	if k == 0 {
-		return math.MinInt64, true
-	}
 	if r.Offered(k, n, r.StartEpoch) {
 		return r.StartEpoch, true
 	}
@@ -116,7 +120,7 @@ func (r *Rollout) Opens(k, n int) (int64, bool) {
 }
 
 // OpenBuckets counts the buckets 1..n offered the release at now (the
-// canary bucket 0 is always offered and not counted).
+// canary bucket 0, offered from the start, is not counted).
 func (r *Rollout) OpenBuckets(n int, now int64) int {
 	open := 0
 	for k := 1; k <= n; k++ {
@@ -127,13 +131,14 @@ func (r *Rollout) OpenBuckets(n int, now int64) int {
 	return open
 }
 
-// NextChange is the first second after now at which some bucket of n is
-// offered some release it is not offered at now, and false when no
-// answer changes any more.
+// NextChange is the first second after now at which some bucket of n
+// (the canary bucket 0 included: it opens at the start) is offered some
+// release it is not offered at now, and false when no answer changes any
+// more.
 func NextChange(rs []Rollout, n int, now int64) (int64, bool) {
 	next, found := int64(0), false
 	for i := range rs {
-		for k := 1; k <= n; k++ {
+		for k := 0; k <= n; k++ {
 			t, ok := rs[i].Opens(k, n)
 			if ok && t > now && (!found || t < next) {
 				next, found = t, true

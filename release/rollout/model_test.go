@@ -29,7 +29,7 @@ func TestThrottling(t *testing.T) {
 }
 
 // TestOpens: each bucket opens at the first second its upper wariness is
-// reached, never before the start; the canary is open before the start.
+// reached, never before the start; the canary opens at the start.
 func TestOpens(t *testing.T) {
 	r := Rollout{StartEpoch: 1000, StartValue: 0.1, DurationMinutes: 100} // end 7000
 	n := 10
@@ -37,12 +37,6 @@ func TestOpens(t *testing.T) {
 		at, ok := r.Opens(k, n)
 		if !ok {
 			t.Fatalf("bucket %d never opens", k)
-		}
-		if k == 0 {
-			if !r.Offered(0, n, 0) {
-				t.Errorf("canary not offered before the start (FCOS offers wariness 0 everything)")
-			}
-			continue
 		}
 		if !r.Offered(k, n, at) || (at > r.StartEpoch && r.Offered(k, n, at-1)) {
 			t.Errorf("bucket %d: Opens = %d is not the first second offered", k, at)
@@ -110,13 +104,61 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
+// same reports whether every bucket, the canary included, is offered the
+// same releases at a and at b.
 func same(rs []Rollout, n int, a, b int64) bool {
 	for i := range rs {
-		if rs[i].OpenBuckets(n, a) != rs[i].OpenBuckets(n, b) {
-			return false
+		for k := 0; k <= n; k++ {
+			if rs[i].Offered(k, n, a) != rs[i].Offered(k, n, b) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// TestCanary: wariness 0 (bucket 0, rollout_wariness=0) is offered
+// everything that has started and nothing that has not, as issue 28
+// says (FCOS offers it a release before its start: docs/rollouts.md);
+// it opens at the start, which NextChange names even when no other
+// bucket opens then.
+func TestCanary(t *testing.T) {
+	const n = 10
+	for _, tc := range []struct {
+		name string
+		r    Rollout
+		now  int64
+		want bool
+	}{
+		{"before the start", Rollout{StartEpoch: 1000, StartValue: 0.1, DurationMinutes: 100}, 999, false},
+		{"at the start", Rollout{StartEpoch: 1000, StartValue: 0.1, DurationMinutes: 100}, 1000, true},
+		{"start value 0, at the start", Rollout{StartEpoch: 1000, DurationMinutes: 100}, 1000, true},
+		{"no duration, start value 0", Rollout{StartEpoch: 1000}, 5000, true},
+		{"no duration, before the start", Rollout{StartEpoch: 1000, StartValue: 1}, 999, false},
+		{"after the end", Rollout{StartEpoch: 1000, DurationMinutes: 1}, 2000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.r.Offered(0, n, tc.now); got != tc.want {
+				t.Errorf("Offered(0) at %d = %v, want %v", tc.now, got, tc.want)
+			}
+			if got, ok := tc.r.Opens(0, n); !ok || got != tc.r.StartEpoch {
+				t.Errorf("Opens(0) = %d, %v; want the start %d", got, ok, tc.r.StartEpoch)
+			}
+			for k := 1; k <= n; k++ {
+				if tc.now < tc.r.StartEpoch && tc.r.Offered(k, n, tc.now) {
+					t.Errorf("bucket %d offered before the start", k)
+				}
+			}
+		})
+	}
+	// Start value 0: only the canary opens at the start.
+	r := []Rollout{{StartEpoch: 1000, DurationMinutes: 100}}
+	if next, ok := NextChange(r, n, 500); !ok || next != 1000 {
+		t.Errorf("NextChange before the start = %d, %v; want the start (the canary opens)", next, ok)
+	}
+	if k, ok := WarinessBucket("0.000000", n); !ok || k != 0 {
+		t.Errorf("rollout_wariness=0.000000 is bucket %d, want the canary 0", k)
+	}
 }
 
 func TestParse(t *testing.T) {

@@ -70,9 +70,12 @@ export function progress(rollouts, k) {
   return rollouts.releases.map((r) => {
     const where = r.channels ? ` in ${r.channels.join(', ')}` : '';
     const share = `${r.openBuckets} of ${rollouts.buckets} buckets (throttling ${(r.throttling * 100).toFixed(1)} %)`;
-    const mine = k === null ? '' : k === 0 || (r.opens[k - 1] && r.opens[k - 1] <= rollouts.at)
+    // The canary (bucket 0) opens at the start: index.json's opens lists
+    // buckets 1..N only.
+    const opens = k === 0 ? new Date(r.startEpoch * 1000).toISOString().replace('.000Z', 'Z') : r.opens[k - 1];
+    const mine = k === null ? '' : opens && opens <= rollouts.at
       ? `; bucket ${k}: offered`
-      : `; bucket ${k}: ${r.opens[k - 1] ? `from ${r.opens[k - 1]}` : 'never'}`;
+      : `; bucket ${k}: ${opens ? `from ${opens}` : 'never'}`;
     return `${r.version}${where}: ${share} at ${rollouts.at}${mine}`;
   });
 }
