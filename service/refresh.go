@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graph"
 	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/release/scrape"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/site"
@@ -93,6 +94,12 @@ func New(cfg Config, h *site.Handler, m *Metrics) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = realClock{}
+	}
+	if cfg.RolloutBuckets == 0 {
+		cfg.RolloutBuckets = rollout.DefaultBuckets
+	}
 	regOpts := cfg.Registry
 	regOpts.Logger = log
 	client, err := registry.New(regOpts)
@@ -141,7 +148,7 @@ func (r *Service) Loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.rollouts.wait(r.cfg.Interval, time.Now())):
+		case <-r.cfg.Clock.After(r.rollouts.wait(r.cfg.Interval, r.cfg.Clock.Now())):
 		}
 	}
 }
@@ -165,7 +172,7 @@ func (r *Service) Refresh(ctx context.Context) (string, error) {
 	}
 	state := r.readState()
 	current := r.treeGeneration()
-	if current != "" && state.Generation == current && state.Inputs.key() == in.key() && !r.rollouts.due(r.cfg.TreeDir(), time.Now()) {
+	if current != "" && state.Generation == current && state.Inputs.key() == in.key() && !r.rollouts.due(r.cfg.TreeDir(), r.cfg.Clock.Now()) {
 		return Unchanged, r.publishPending(ctx, state)
 	}
 	if r.refused == in.key() {
@@ -314,7 +321,10 @@ func (r *Service) generate(ctx context.Context, in serviceInputs, g *graph.Graph
 			return "", false, err
 		}
 	}
-	plan, err := r.cfg.rolloutPlan(built, at)
+	// The rollouts are computed for the service's now: with
+	// SOURCE_DATE_EPOCH fixed, a tree computed for it would be due again
+	// at once, every refresh.
+	plan, err := generator.RolloutPlan(built, r.cfg.RolloutBuckets, r.cfg.Clock.Now())
 	if err != nil {
 		return "", false, err
 	}

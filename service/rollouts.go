@@ -3,8 +3,6 @@ package service
 import (
 	"time"
 
-	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/tree/manifest"
 )
 
@@ -50,17 +48,4 @@ func nextChange(m *manifest.Manifest) time.Time {
 		return time.Time{}
 	}
 	return t
-}
-
-// rolloutPlan is the phased-rollout plan of a generation of built made at
-// at (nil without rollouts in graph-data): the service computes each
-// generation for its own time.
-func (cfg *Config) rolloutPlan(built *generator.Built, at time.Time) (*rollout.Plan, error) {
-	if built == nil || len(built.Rollouts) == 0 {
-		return nil, nil
-	}
-	if err := rollout.CheckBuckets(cfg.RolloutBuckets); err != nil {
-		return nil, err
-	}
-	return &rollout.Plan{Rollouts: built.Rollouts, Buckets: cfg.RolloutBuckets, At: at.Unix()}, nil
 }

@@ -56,7 +56,8 @@ type Config struct {
 	PayloadRepo string // repository clusters pull releases from, when not Releases
 	Workers     int    // concurrency of scraping and rendering; 0 for the defaults
 	// RolloutBuckets is the number of phased-rollout buckets of each
-	// generation (generate's --rollout-buckets; rollout.CheckBuckets).
+	// generation (generate's --rollout-buckets; rollout.CheckBuckets); 0
+	// is rollout.DefaultBuckets.
 	RolloutBuckets int
 	SkipBroken     bool          // go on without tags that still fail after retries
 	ScrapeTimeout  time.Duration // deadline of one refresh's scrape; 0: none
@@ -75,6 +76,10 @@ type Config struct {
 	// with the same inputs.
 	Version string
 	Logger  *slog.Logger
+	// Clock is the service's time (nil: the wall clock). Each
+	// generation's phased rollouts are computed for Clock's now, not
+	// SOURCE_DATE_EPOCH, so that they advance with the service.
+	Clock Clock
 }
 
 // TreeDir is the directory of the tree served.

@@ -2,7 +2,6 @@ package site_test
 
 import (
 	"context"
-	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/blang/semver/v4"
@@ -18,6 +16,7 @@ import (
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cvo"
+	"github.com/upgraph/upgraph/internal/rollouttest"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/release/source"
@@ -25,40 +24,22 @@ import (
 	"github.com/upgraph/upgraph/tree/writer"
 )
 
-// rolloutStart and rolloutAt: 4.16.2 rolls out from 10 % over 1000
-// minutes; at 300 minutes, 30 % of the duration, throttling is 0.37 and
-// buckets 1–3 of 10 are offered it.
-const (
-	rolloutStart = 1790000000
-	rolloutAt    = rolloutStart + 300*60
-)
-
-// renderRolloutTree renders the demo with graph-data's rollouts/ holding
-// the 4.16.2 rollout, at rolloutAt with 10 buckets.
+// renderRolloutTree renders the demo with the rollouttest rollout of
+// 4.16.2, at rollouttest.At with 10 buckets (1–3 open).
 func renderRolloutTree(t testing.TB) string {
 	t.Helper()
-	gd := fstest.MapFS{"rollouts/4.16.2.yaml": &fstest.MapFile{Data: []byte("version: 4.16.2\nstart_epoch: " +
-		strconv.Itoa(rolloutStart) + "\nstart_percentage: 0.1\nduration_minutes: 1000\n")}}
-	demo := upgraph.DemoGraphData()
-	if err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(demo, p)
-		gd[p] = &fstest.MapFile{Data: data}
-		return err
-	}); err != nil {
+	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
+		rollouttest.GraphData(t, rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, gd,
-		generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	plan, err := generator.RolloutPlan(b, rollouttest.Buckets, time.Unix(rollouttest.At, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
 	if _, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rolloutAt, 0), NoViewer: true, Workers: 2,
-		Rollouts: &rollout.Plan{Rollouts: b.Rollouts, Buckets: 10, At: rolloutAt},
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rollouttest.At, 0), NoViewer: true, Workers: 2, Rollouts: plan,
 	}); err != nil {
 		t.Fatal(err)
 	}

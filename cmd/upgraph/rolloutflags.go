@@ -34,24 +34,17 @@ func checkRolloutFlags(c *cli.Context) error {
 }
 
 func rolloutBucketsFlag() cli.Flag {
-	return &cli.IntFlag{Name: "rollout-buckets", Value: 10, Usage: "phased rollouts (graph-data rollouts/, docs/rollouts.md): the number N of client buckets, each offered a rolling release once its share is reached; a divisor of 10000"}
+	return &cli.IntFlag{Name: "rollout-buckets", Value: rollout.DefaultBuckets, Usage: "phased rollouts (graph-data rollouts/, docs/rollouts.md): the number N of client buckets, each offered a rolling release once its share is reached; a divisor of 10000"}
 }
 
-// rolloutPlan is the generation's rollout plan: nil when graph-data has no
-// rollouts, so such trees are exactly as without this feature.
+// rolloutPlan is the generation's rollout plan (generator.RolloutPlan)
+// for --at, else generatedAt.
 func rolloutPlan(c *cli.Context, built *generator.Built, generatedAt time.Time) (*rollout.Plan, error) {
-	n := c.Int("rollout-buckets")
-	if err := rollout.CheckBuckets(n); err != nil {
-		return nil, err
-	}
 	at, err := parseAt(c.String("at"), generatedAt)
 	if err != nil {
 		return nil, err
 	}
-	if built == nil || len(built.Rollouts) == 0 {
-		return nil, nil
-	}
-	return &rollout.Plan{Rollouts: built.Rollouts, Buckets: n, At: at.Unix()}, nil
+	return generator.RolloutPlan(built, c.Int("rollout-buckets"), at)
 }
 
 // parseAt reads --at: RFC 3339 or Unix seconds; empty is def.

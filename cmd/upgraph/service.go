@@ -3,10 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"net"
-	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -16,8 +12,6 @@ import (
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/service"
-	"github.com/upgraph/upgraph/site"
-	"github.com/upgraph/upgraph/tree/guard"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
@@ -103,9 +97,7 @@ rollouts.nextChange) even if no input changed, without waiting for
 // serviceConfig is service's flags, checked: the service's and serving's.
 type serviceConfig struct {
 	service.Config
-	listen     string
-	prefixes   []string
-	cacheBytes int64
+	service.Serving
 }
 
 // serviceFlags checks every flag before anything is started.
@@ -117,7 +109,7 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 		Registry:    registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http")},
 		PayloadRepo: c.String("payload-repo"), Workers: c.Int("workers"), SkipBroken: c.Bool("skip-broken"), RolloutBuckets: c.Int("rollout-buckets"),
 		Version: version,
-	}, listen: c.String("listen")}
+	}, Serving: service.Serving{Listen: c.String("listen")}}
 	if c.NArg() > 0 {
 		return nil, fmt.Errorf("service: unexpected argument %q (every input is a flag)", c.Args().First())
 	}
@@ -175,26 +167,23 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	}
 	cfg.ShrinkThreshold = threshold
 	if err := cliflag.FirstError(
-		cliflag.CheckOutputDir(c, "data"), cliflag.CheckListen("listen", cfg.listen), checkGenerateCatalogs(c), checkWorkers(c),
+		cliflag.CheckOutputDir(c, "data"), cliflag.CheckListen("listen", cfg.Listen), checkGenerateCatalogs(c), checkWorkers(c),
 		checkCAFile(c), checkPayloadRepo(c), cliflag.CheckTimeout(c, "scrape-timeout"), checkS3ClientFlags(c), checkRolloutFlags(c),
 	); err != nil {
 		return nil, err
-	}
-	if cfg.Interval <= 0 {
-		return nil, fmt.Errorf("--interval %v: want a positive duration", cfg.Interval)
 	}
 	for _, p := range c.StringSlice("prefix") {
 		prefix, err := servePrefix(p)
 		if err != nil {
 			return nil, fmt.Errorf("--prefix %q: %w", p, err)
 		}
-		cfg.prefixes = append(cfg.prefixes, prefix)
+		cfg.Prefixes = append(cfg.Prefixes, prefix)
 	}
 	mb := c.Int64("cache-mb")
 	if mb < 0 || mb > 1<<40 {
 		return nil, fmt.Errorf("--cache-mb %d: want 0 (no cache) or a positive number of MiB", mb)
 	}
-	cfg.cacheBytes = mb << 20
+	cfg.CacheBytes = mb << 20
 	if publishTo != "" {
 		bucket, prefix, err := s3tree.ParseURL(publishTo)
 		if err != nil {
@@ -202,10 +191,10 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 		}
 		cfg.Publish = &service.Publisher{URL: publishTo, Bucket: bucket, Prefix: prefix}
 	}
-	// DIR/tree must be new, empty or a generation: the same rule as
-	// generate's --out, checked now rather than at the first refresh.
-	if _, err := guard.PreviousTree(cfg.TreeDir()); err != nil && !cfg.Force {
-		return nil, fmt.Errorf("--data %s: %s: %w", cfg.Data, service.TreeDir, err)
+	// DIR/tree must be new, empty or a generation (generate's rule for
+	// --out), checked now rather than at the first refresh.
+	if err := cfg.Config.Check(); err != nil {
+		return nil, err
 	}
 	// --sign's keys are read now, so a wrong directory fails at start;
 	// each refresh reads them and the previous versions again.
@@ -226,50 +215,18 @@ func runService(c *cli.Context, log *slog.Logger) error {
 		return err
 	}
 	cfg.Logger = log
-	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
-		return fmt.Errorf("--data %s: %w", cfg.Data, err)
-	}
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(service.MemoryLimit(cfg.cacheBytes, service.CgroupMemoryMax))
-	}
-	cacheBytes := cfg.cacheBytes
-	if cacheBytes == 0 {
-		cacheBytes = -1
-	}
-	m := service.NewMetrics()
-	var shrink *site.Guard
-	if !cfg.Force {
-		shrink = &site.Guard{ShrinkThreshold: cfg.ShrinkThreshold}
-	}
-	h := site.NewHandler(site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: true,
-		Guard: shrink, Logger: log, Metrics: m.Write})
-	svc, err := service.New(cfg.Config, h, m)
-	if err == nil && cfg.Publish != nil {
-		cfg.Publish.Client, err = s3tree.NewClient(c.Context, s3ClientOptions(c))
-	}
-	if err != nil {
-		ln.Close()
-		h.Close()
-		return err
-	}
-	// A generation left by a previous run is served at once, before the
-	// first refresh: a restart does not wait for a scrape.
-	if _, err := os.Stat(filepath.Join(cfg.TreeDir(), manifest.FileName)); err == nil {
-		if err := svc.Watch(c.Context); err != nil {
-			log.Error("the generation in --data does not load; waiting for the first refresh", "dir", cfg.TreeDir(), "err", err)
+	if cfg.Publish != nil {
+		if cfg.Publish.Client, err = s3tree.NewClient(c.Context, s3ClientOptions(c)); err != nil {
+			return err
 		}
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		svc.Loop(c.Context)
-	}()
-	err = serveUntilDone(c, h, ln, cfg.TreeDir(), log)
-	<-done
+	service.SetMemoryLimit(cfg.CacheBytes)
+	p, err := service.Start(c.Context, cfg.Config, cfg.Serving)
+	if err != nil {
+		return err
+	}
+	err = serveUntilDone(c, p.Handler, p.Listener, cfg.TreeDir(), log)
+	p.Wait()
 	return err
 }
 

@@ -42,6 +42,10 @@ func MurmurHash2(data []byte) uint32 {
 
 // CheckBuckets refuses a bucket count whose buckets are not whole
 // split_clients shares: nginx takes percentages with two decimals, so
+// DefaultBuckets is the number of buckets when none is given (generate's
+// --rollout-buckets default, issue 28).
+const DefaultBuckets = 10
+
 // 100/n % must be a multiple of 0.01 %, i.e. n must divide 10,000.
 func CheckBuckets(n int) error {
 	if n < 1 || n > 10000 || 10000%n != 0 {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -15,11 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/rollouttest"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/release/source"
@@ -28,30 +27,18 @@ import (
 	"github.com/upgraph/upgraph/tree/writer"
 )
 
-// rolloutTree renders the demo with 4.16.2 rolling out from 10 % over
-// 1000 minutes, at 300 minutes (buckets 1–3 of 10 offered it).
+// rolloutTree renders the demo with the rollouttest rollout of 4.16.2, at
+// rollouttest.At (buckets 1–3 of 10 offered it).
 func rolloutTree(t testing.TB) (string, *manifest.Manifest) {
 	t.Helper()
-	const start = 1790000000
-	gd := fstest.MapFS{"rollouts/4.16.2.yaml": &fstest.MapFile{Data: []byte("version: 4.16.2\nstart_epoch: " +
-		strconv.Itoa(start) + "\nstart_percentage: 0.1\nduration_minutes: 1000\n")}}
-	demo := upgraph.DemoGraphData()
-	if err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(demo, p)
-		gd[p] = &fstest.MapFile{Data: data}
-		return err
-	}); err != nil {
+	b := build(t, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, rollouttest.GraphData(t, rollouttest.Start), graphdata.DefaultOptions())
+	plan, err := generator.RolloutPlan(b, rollouttest.Buckets, time.Unix(rollouttest.At, 0))
+	if err != nil {
 		t.Fatal(err)
 	}
-	b := build(t, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, gd, graphdata.DefaultOptions())
 	dir := filepath.Join(t.TempDir(), "tree")
-	at := int64(start + 300*60)
 	m, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(at, 0), NoViewer: true,
-		Rollouts: &rollout.Plan{Rollouts: b.Rollouts, Buckets: 10, At: at},
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rollouttest.At, 0), NoViewer: true, Rollouts: plan,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,19 +2,17 @@ package viewer_test
 
 import (
 	"context"
-	"io/fs"
 	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	upgraph "github.com/upgraph/upgraph"
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/rollouttest"
 	"github.com/upgraph/upgraph/release/graphdata"
-	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/tree/writer"
 )
@@ -25,30 +23,18 @@ import (
 // into 4.16.2 (read from the bucket's copy), one in an open bucket with
 // them, as the edges answer that cluster.
 func TestViewerRollouts(t *testing.T) {
-	const start = 1790000000
-	gd := fstest.MapFS{"rollouts/4.16.2.yaml": &fstest.MapFile{Data: []byte("version: 4.16.2\nstart_epoch: " +
-		strconv.Itoa(start) + "\nstart_percentage: 0.1\nduration_minutes: 1000\n")}}
-	demo := upgraph.DemoGraphData()
-	if err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(demo, p)
-		gd[p] = &fstest.MapFile{Data: data}
-		return err
-	}); err != nil {
+	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
+		rollouttest.GraphData(t, rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, gd,
-		generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+	plan, err := generator.RolloutPlan(b, rollouttest.Buckets, time.Unix(rollouttest.At, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
-	at := int64(start + 300*60)
 	if _, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(at, 0),
-		Rollouts: &rollout.Plan{Rollouts: b.Rollouts, Buckets: 10, At: at},
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rollouttest.At, 0), Rollouts: plan,
 	}); err != nil {
 		t.Fatal(err)
 	}
