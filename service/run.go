@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ type Process struct {
 // Listener (site.Run) and then calls Wait.
 func Start(ctx context.Context, cfg Config, sv Serving) (*Process, error) {
 	if cfg.Logger == nil {
-		return nil, fmt.Errorf("service: no logger")
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("--data %s: %w", cfg.Data, err)

@@ -49,10 +49,16 @@ to run as: nginx -c FILE -p PREFIX.`,
 answering catalogd's API for the operator catalogs of the tree at --root,
 for the cache behaviour /catalogs/* (docs/operators.md). That function
 lists the tree's catalogs, to answer any other 404 as catalogd does: print
-it again when the tree's catalogs change.`,
+it again when the tree's catalogs change.
+
+For a tree with phased rollouts (--root without --catalogs), the graph
+function reads the tree's per-bucket copies from a CloudFront
+KeyValueStore: --kvs FILE writes the store's import file, to load into
+the store with each generation (docs/rollouts.md).`,
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead (needs --root)"},
 					&cli.StringFlag{Name: "root", Usage: "tree written by upgraph generate: with --catalogs, the one whose catalogs the function serves; without, one with phased rollouts (docs/rollouts.md), whose per-bucket copies the graph function serves"},
+					kvsFlag(),
 				},
 				Action: runEdgeCloudFront,
 			},
@@ -61,6 +67,9 @@ it again when the tree's catalogs change.`,
 }
 
 func runEdgeCloudFront(c *cli.Context) error {
+	if err := checkKVSFlag(c); err != nil {
+		return err
+	}
 	if !c.Bool("catalogs") {
 		if c.IsSet("root") {
 			return edgeCloudFrontRollouts(c)
@@ -156,23 +165,4 @@ func validateNginxFlags(opts edge.NginxOptions) error {
 		}
 	}
 	return opts.Validate() // anything the flags only break together
-}
-
-// edgeCloudFrontRollouts prints the graph function for the tree at --root,
-// which must have phased rollouts (the only reason to name a tree for the
-// graph function).
-func edgeCloudFrontRollouts(c *cli.Context) error {
-	m, err := manifest.Read(c.String("root"))
-	if err != nil {
-		return fmt.Errorf("--root: %w", err)
-	}
-	if m.Rollouts == nil {
-		return fmt.Errorf("--root %s: the tree has no phased rollouts; --root is for those or with --catalogs", c.String("root"))
-	}
-	fn, err := edge.CloudFrontRolloutFunction(m.Rollouts)
-	if err != nil {
-		return fmt.Errorf("--root %s: %w", c.String("root"), err)
-	}
-	_, err = fmt.Fprint(c.App.Writer, fn)
-	return err
 }

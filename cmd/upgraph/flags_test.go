@@ -263,6 +263,9 @@ var invalidFlags = map[string]badFlag{
 	// Without --catalogs any value is refused; with it, a path that holds
 	// no tree (or a tree without catalogs, as {tree}) is.
 	"edge cloudfront --root": {bad: []string{"", "/nonexistent/tree"}},
+	// Only with --root (a tree with rollouts) and without --catalogs: the
+	// base has neither, so any value is refused.
+	"edge cloudfront --kvs": {bad: []string{"", "kvs.json"}},
 
 	"diff --max-bytes": {bad: []string{"-1"}}, // 0: no limit, said in the usage text
 

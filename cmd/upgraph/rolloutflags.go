@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/release/rollout"
+	"github.com/upgraph/upgraph/site/edge"
 	"github.com/upgraph/upgraph/tree/manifest"
 )
 
@@ -70,4 +73,75 @@ func rolloutSummary(ro *manifest.Rollouts) string {
 	}
 	return fmt.Sprintf("%d rollouts over %d buckets at %s: %d graph files shared, %d per-bucket copies (%d distinct), %s",
 		len(ro.Releases), ro.Buckets, ro.At, ro.SharedFiles, ro.VariantFiles, ro.DistinctVariants, next)
+}
+
+func kvsFlag() cli.Flag {
+	return &cli.StringFlag{Name: "kvs", Usage: "with --root, a tree with phased rollouts: write the CloudFront KeyValueStore import file of its per-bucket copies to this file, which the graph function reads (docs/rollouts.md)"}
+}
+
+// checkKVSFlag refuses --kvs but for the graph function of a tree
+// (--root without --catalogs), and an empty one.
+func checkKVSFlag(c *cli.Context) error {
+	if !c.IsSet("kvs") {
+		return nil
+	}
+	switch {
+	case c.String("kvs") == "":
+		return fmt.Errorf("--kvs is empty: want the file to write the KeyValueStore import file to")
+	case c.Bool("catalogs") || !c.IsSet("root"):
+		return fmt.Errorf("--kvs %s: only for the graph function of a tree with phased rollouts (--root without --catalogs)", c.String("kvs"))
+	}
+	return nil
+}
+
+// edgeCloudFrontRollouts prints the graph function for the tree at --root,
+// which must have phased rollouts (the only reason to name a tree for the
+// graph function), and writes its KeyValueStore import file to --kvs.
+func edgeCloudFrontRollouts(c *cli.Context) error {
+	root, kvs := c.String("root"), c.String("kvs")
+	m, err := manifest.Read(root)
+	if err != nil {
+		return fmt.Errorf("--root: %w", err)
+	}
+	if m.Rollouts == nil {
+		return fmt.Errorf("--root %s: the tree has no phased rollouts; --root is for those or with --catalogs", root)
+	}
+	if kvs == "" {
+		return fmt.Errorf("--root %s: the rollout function reads its table from a CloudFront KeyValueStore: give --kvs FILE for the store's import file", root)
+	}
+	store, err := edge.CloudFrontRolloutKVS(m.Rollouts)
+	if err != nil {
+		return fmt.Errorf("--root %s: %w", root, err)
+	}
+	fn, err := edge.CloudFrontRolloutFunction(m.Rollouts.Buckets)
+	if err != nil {
+		return fmt.Errorf("--root %s: %w", root, err)
+	}
+	if err := replaceFile(kvs, store); err != nil {
+		return fmt.Errorf("--kvs %s: %w", kvs, err)
+	}
+	_, err = fmt.Fprint(c.App.Writer, fn)
+	return err
+}
+
+// replaceFile writes data to name through a temporary file beside it, so
+// name is never half written.
+func replaceFile(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".upgraph-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
 }

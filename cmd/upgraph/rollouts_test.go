@@ -59,8 +59,13 @@ func TestGenerateRollouts(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `split_clients "${upgraph_id}" $upgraph_id_bucket {`) || !strings.Contains(stdout, "try_files /rollout/$upgraph_bucket/") {
 		t.Errorf("edge nginx --root t1: exit %d\n%s", code, stderr)
 	}
-	stdout, stderr, code = run(t, work, nil, "edge", "cloudfront", "--root", "t1")
-	if code != 0 || !strings.Contains(stdout, `var ROLLOUT = {"n":10,`) {
-		t.Errorf("edge cloudfront --root t1: exit %d\n%s", code, stderr)
+	stdout, stderr, code = run(t, work, nil, "edge", "cloudfront", "--root", "t1", "--kvs", "kvs.json")
+	kvs, err := os.ReadFile(filepath.Join(work, "kvs.json"))
+	if code != 0 || !strings.HasPrefix(stdout, "import cf from 'cloudfront';\n") || !strings.Contains(stdout, "var ROLLOUT_N = 10;") ||
+		err != nil || !strings.HasPrefix(string(kvs), `{"data":[{"key":"graph/`) {
+		t.Errorf("edge cloudfront --root t1 --kvs kvs.json: exit %d, import file %.80s (%v)\n%s", code, kvs, err, stderr)
+	}
+	if _, stderr, code := run(t, work, nil, "edge", "cloudfront", "--root", "t1"); code == 0 || !strings.Contains(stderr, "--kvs") {
+		t.Errorf("edge cloudfront --root t1 without --kvs: exit %d\n%s", code, stderr)
 	}
 }

@@ -472,14 +472,15 @@ func TestCloudFrontCatalogFunction(t *testing.T) {
 	}
 }
 
-// runCloudFrontFile is runCloudFront for another function file.
-func runCloudFrontFile(t testing.TB, script string, events []cfEvent) []cfResult {
+// runCloudFrontFile is runCloudFront for another function file (kvs: the
+// KeyValueStore import file of one that reads a store, testdata/cfload.cjs).
+func runCloudFrontFile(t testing.TB, script string, events []cfEvent, kvs ...string) []cfResult {
 	t.Helper()
 	in, err := json.Marshal(events)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(nodeBinary(t), filepath.Join("testdata", "cfrun.cjs"), script)
+	cmd := exec.Command(nodeBinary(t), append([]string{filepath.Join("testdata", "cfrun.cjs"), script}, kvs...)...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

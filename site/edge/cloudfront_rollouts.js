@@ -1,21 +1,25 @@
 
 // upgraph phased rollouts (docs/rollouts.md), added by
-// CloudFrontRolloutFunction for a tree with rollouts: the query's bucket
+// CloudFrontRolloutFunction for trees with rollouts: the query's bucket
 // is computed as upgraph serve and the nginx configuration compute it, and
 // a graph file the tree has a copy of for that bucket is served from
-// rollout/<bucket>/. The cache key is the rewritten URI, so buckets never
-// share a cached answer.
-var ROLLOUT = {};
+// rollout/<bucket>/. Which files have copies is in the KeyValueStore
+// associated with the function (CloudFrontRolloutKVS's import file): a
+// key per such file, its path in the tree, valued "K-" (buckets K..N) or
+// "K1,K2,…". The cache key is the rewritten URI, so buckets never share a
+// cached answer. A store that cannot be read fails the request (CloudFront
+// answers 503) rather than offer a rolling release to every bucket.
+var ROLLOUT_N = 10;
+var KVS = cf.kvs();
 
-function rolloutURI(uri, q) {
-  var k = rolloutBucket(q, ROLLOUT.n);
-  var m = /^\/graph\/([^\/]+\/[^\/]+?)(?:\/([^\/]+))?\.json$/.exec(uri);
-  var files = m && ROLLOUT.v[m[1]];
-  var from = files && files[m[2] === undefined ? '' : m[2]];
-  if (from !== undefined && (typeof from === 'number' ? k >= from : from.indexOf(k) >= 0)) {
-    return '/rollout/' + k + uri;
+async function rolloutURI(uri, q) {
+  var key = uri.slice(1).replace(/\.gz$/, '');
+  if (!/^graph\/[^\/]+\/[^\/]+(\/[^\/]+)?\.json$/.test(key) || !(await KVS.exists(key))) {
+    return uri;
   }
-  return uri;
+  var k = rolloutBucket(q, ROLLOUT_N), copies = await KVS.get(key);
+  var has = /-$/.test(copies) ? k >= Number(copies.slice(0, -1)) : copies.split(',').indexOf(String(k)) >= 0;
+  return has ? '/rollout/' + k + uri : uri;
 }
 
 // rolloutBucket: a plain-decimal rollout_wariness W gives ceil(W*n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,7 +40,7 @@ func rolloutTree(t testing.TB) (string, *manifest.Manifest) {
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
 	m, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rollouttest.At, 0), NoViewer: true, Rollouts: plan,
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rollouttest.At, 0), NoViewer: true, Rollouts: plan, Precompress: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -46,16 +48,38 @@ func rolloutTree(t testing.TB) (string, *manifest.Manifest) {
 	return dir, m
 }
 
-// cloudFrontBuckets runs the rollout function's rolloutBucket in Node on
-// each raw query.
-func cloudFrontBuckets(t *testing.T, fn string, queries []string) []int {
+// rolloutFunction writes the rollout function of the tree's N and its
+// KeyValueStore import file, as upgraph edge cloudfront --root --kvs
+// does, and returns their paths.
+func rolloutFunction(t *testing.T, ro *manifest.Rollouts) (fn, kvs string) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "cloudfront.js")
-	if err := os.WriteFile(file, []byte(fn), 0o644); err != nil {
+	src, err := CloudFrontRolloutFunction(ro.Buckets)
+	if err != nil {
 		t.Fatal(err)
 	}
+	store, err := CloudFrontRolloutKVS(ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("CloudFront rollout function: %d bytes of %d; KeyValueStore import file: %d entries, %d bytes of %d",
+		len(src), CloudFrontMaxSize, len(ro.Variants), len(store), KVSMaxSize)
+	dir := t.TempDir()
+	fn, kvs = filepath.Join(dir, "cloudfront.js"), filepath.Join(dir, "cloudfront-kvs.json")
+	if err := os.WriteFile(fn, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kvs, store, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fn, kvs
+}
+
+// cloudFrontBuckets runs the rollout function's rolloutBucket in Node on
+// each raw query.
+func cloudFrontBuckets(t *testing.T, fn, kvs string, queries []string) []int {
+	t.Helper()
 	in, _ := json.Marshal(queries)
-	cmd := exec.Command(nodeBinary(t), filepath.Join("testdata", "cfbucket.cjs"), file)
+	cmd := exec.Command(nodeBinary(t), filepath.Join("testdata", "cfbucket.cjs"), fn, kvs)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -79,11 +103,7 @@ func cloudFrontBuckets(t *testing.T, fn string, queries []string) []int {
 // bytes.
 func TestRolloutEdgesAgree(t *testing.T) {
 	dir, m := rolloutTree(t)
-	fn, err := CloudFrontRolloutFunction(m.Rollouts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("CloudFront rollout function: %d bytes of %d", len(fn), CloudFrontMaxSize)
+	fn, kvs := rolloutFunction(t, m.Rollouts)
 	goURL, nginxURL := startGo(t, dir), startNginx(t, dir)
 	rng := rand.New(rand.NewPCG(28, 10000))
 	var queries []string
@@ -96,7 +116,7 @@ func TestRolloutEdgesAgree(t *testing.T) {
 	}
 	queries = append(queries, "channel=fast-4.16", "channel=fast-4.16&id=", "channel=fast-4.16&node_uuid=0123456789abcdef0123456789abcdef",
 		"channel=fast-4.16&id=a&id=b", "channel=fast-4.16&version=4.16.1&id=x", "channel=fast-4.16&version=4.16.0&rollout_wariness=0.9")
-	cf := cloudFrontBuckets(t, fn, queries)
+	cf := cloudFrontBuckets(t, fn, kvs, queries)
 	c := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}}
 	t.Cleanup(c.CloseIdleConnections)
 	counts := make([]int, 11)
@@ -146,46 +166,124 @@ func goQuery(raw string) rollout.Query {
 }
 
 // TestCloudFrontRolloutFiles: the function rewrites a request to the
-// bucket's copy exactly where the tree has one, and the object it names
-// holds what serve answers.
+// bucket's copy exactly where the tree has one (the KeyValueStore's
+// entries), with and without gzip, and the object it names holds the
+// bytes serve answers; a file no bucket has a copy of is read without
+// its bucket.
 func TestCloudFrontRolloutFiles(t *testing.T) {
 	dir, m := rolloutTree(t)
-	fn, err := CloudFrontRolloutFunction(m.Rollouts)
+	fn, kvs := rolloutFunction(t, m.Rollouts)
+	goURL := startGo(t, dir)
+	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	t.Cleanup(c.CloseIdleConnections)
+	var events []cfEvent
+	type target struct {
+		url    string
+		gzip   bool
+		bucket int
+	}
+	var targets []target
+	for _, w := range []string{"0", "0.2", "0.3", "0.35", "0.7", "1"} {
+		for _, v := range []string{"", "&version=4.16.0", "&version=4.16.1", "&version=4.16.2", "&version=4.15.0", "&version=9.9.9"} {
+			for _, gz := range []bool{false, true} {
+				u := "/graph?channel=fast-4.16&rollout_wariness=" + w + v
+				k, _ := rollout.WarinessBucket(w, 10)
+				targets = append(targets, target{u, gz, k})
+				if gz {
+					events = append(events, newEvent("GET", u, "Accept-Encoding: gzip"))
+				} else {
+					events = append(events, newEvent("GET", u))
+				}
+			}
+		}
+	}
+	results := runCloudFrontFile(t, fn, events, kvs)
+	copies := 0
+	for i, r := range results {
+		tg := targets[i]
+		k := tg.bucket
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URI, "/rollout/"+strconv.Itoa(k)), ".gz")
+		if strings.HasPrefix(r.URI, "/rollout/") {
+			copies++
+			if !slices.Contains(m.Rollouts.Variants[strings.TrimPrefix(name, "/")], k) {
+				t.Errorf("%s: the function names %s, a copy the tree does not list for bucket %d", tg.url, r.URI, k)
+			}
+		} else if slices.Contains(m.Rollouts.Variants[strings.TrimPrefix(name, "/")], k) {
+			t.Errorf("%s: the function names %s, not bucket %d's copy", tg.url, r.URI, k)
+		}
+		if tg.gzip != strings.HasSuffix(r.URI, ".gz") {
+			t.Errorf("%s (gzip %v): the function names %s", tg.url, tg.gzip, r.URI)
+		}
+		header := []string{}
+		if tg.gzip {
+			header = append(header, "Accept-Encoding: gzip")
+		}
+		res := get(t, c, "GET", goURL+tg.url, header...)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.URI)))
+		if err != nil {
+			if strings.HasSuffix(tg.url, "9.9.9") {
+				continue // an unknown version: the distribution's 404 → empty graph
+			}
+			t.Fatalf("%s: the function names %s: %v", tg.url, r.URI, err)
+		}
+		if !bytes.Equal(data, body) {
+			t.Errorf("%s (gzip %v): the function's %s is not what serve answers", tg.url, tg.gzip, r.URI)
+		}
+	}
+	if copies == 0 {
+		t.Fatal("the function named no bucket's copy")
+	}
+}
+
+// TestCloudFrontRolloutKVS: the import file is CloudFront's format with a
+// key per graph file that has copies, its buckets as "K-" or a list, in
+// key order; entries or files past the store's limits are refused,
+// naming the file; the function does not depend on the tree.
+func TestCloudFrontRolloutKVS(t *testing.T) {
+	ro := &manifest.Rollouts{Buckets: 10, Variants: map[string][]int{
+		"graph/amd64/fast-4.16.json":        {4, 5, 6, 7, 8, 9, 10},
+		"graph/amd64/fast-4.16/4.16.1.json": {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+		"graph/arm64/x.json":                {2, 5},
+		"graph/amd64/stable-4.16.json.gz":   {4}, // not a graph file's name: no key
+	}}
+	got, err := CloudFrontRolloutKVS(ro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "cloudfront.js")
-	if err := os.WriteFile(file, []byte(fn), 0o644); err != nil {
-		t.Fatal(err)
+	want := `{"data":[{"key":"graph/amd64/fast-4.16.json","value":"4-"},{"key":"graph/amd64/fast-4.16/4.16.1.json","value":"0-"},{"key":"graph/arm64/x.json","value":"2,5"}]}` + "\n"
+	if string(got) != want {
+		t.Errorf("import file\n%s\nwant\n%s", got, want)
 	}
-	goURL := startGo(t, dir)
-	var events []cfEvent
-	var targets []string
-	for _, w := range []string{"0", "0.2", "0.3", "0.35", "0.7", "1"} {
-		for _, v := range []string{"", "&version=4.16.0", "&version=4.16.1", "&version=4.16.2", "&version=4.15.0", "&version=9.9.9"} {
-			target := "/graph?channel=fast-4.16&rollout_wariness=" + w + v
-			targets = append(targets, target)
-			events = append(events, newEvent("GET", target))
+	long := "graph/amd64/" + strings.Repeat("c", KVSMaxKey) + ".json"
+	many := &manifest.Rollouts{Buckets: 10000, Variants: map[string][]int{"graph/amd64/c.json": {}}}
+	for k := 1; k < 10000; k += 2 {
+		many.Variants["graph/amd64/c.json"] = append(many.Variants["graph/amd64/c.json"], k)
+	}
+	big := &manifest.Rollouts{Buckets: 10, Variants: map[string][]int{}}
+	for i := range 100000 {
+		big.Variants[fmt.Sprintf("graph/amd64/stable-4.%d/4.%d.%d.json", i%30, i%30, i)] = []int{1, 3}
+	}
+	for _, tc := range []struct {
+		name string
+		ro   *manifest.Rollouts
+		want string
+	}{
+		{"long key", &manifest.Rollouts{Buckets: 10, Variants: map[string][]int{long: {3}}}, long + ": a path of"},
+		{"long value", many, "graph/amd64/c.json: its buckets (5000)"},
+		{"large store", big, "more than CloudFront's 5242880"},
+	} {
+		if _, err := CloudFrontRolloutKVS(tc.ro); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
 		}
 	}
-	results := runCloudFrontFile(t, file, events)
-	for i, r := range results {
-		res, err := http.Get(goURL + targets[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		uri := r.URI
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(uri)))
-		if err != nil {
-			if targets[i][len(targets[i])-5:] == "9.9.9" {
-				continue // an unknown version: the distribution's 404 → empty graph
-			}
-			t.Fatalf("%s: the function names %s: %v", targets[i], uri, err)
-		}
-		if !bytes.Equal(data, body) {
-			t.Errorf("%s: the function's %s is not what serve answers", targets[i], uri)
-		}
+	a, _ := CloudFrontRolloutFunction(10)
+	b, _ := CloudFrontRolloutFunction(10)
+	if a != b || len(a) > CloudFrontMaxSize || !strings.HasPrefix(a, "import cf from 'cloudfront';\n") {
+		t.Errorf("function of %d bytes, deterministic %v, import first %v", len(a), a == b, strings.HasPrefix(a, "import cf"))
+	}
+	if _, err := CloudFrontRolloutFunction(3); err == nil {
+		t.Error("3 buckets (not a divisor of 10000) accepted")
 	}
 }

@@ -1,11 +1,10 @@
-// Loads a CloudFront function (argv[2]) and prints, for each raw query
-// string of the JSON array on stdin, the phased-rollout bucket its
-// rolloutBucket gives.
+// Loads a CloudFront function (argv[2]; argv[3] its KeyValueStore import
+// file, see cfload.cjs) and prints, for each raw query string of the JSON
+// array on stdin, the phased-rollout bucket its rolloutBucket gives.
 'use strict';
 const fs = require('fs');
-const vm = require('vm');
+const { load } = require('./cfload.cjs');
 
-const ctx = vm.createContext({ Buffer, require: () => { throw new Error('no modules'); } });
-vm.runInContext(fs.readFileSync(process.argv[2], 'utf8'), ctx, { filename: 'cloudfront.js' });
+const ctx = load(process.argv[2], process.argv[3]);
 const queries = JSON.parse(fs.readFileSync(0, 'utf8'));
-process.stdout.write(JSON.stringify(queries.map((raw) => ctx.rolloutBucket(ctx.parseQuery(raw), ctx.ROLLOUT.n))));
+process.stdout.write(JSON.stringify(queries.map((raw) => ctx.rolloutBucket(ctx.parseQuery(raw), ctx.ROLLOUT_N))));
