@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/upgraph/upgraph"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/rollouttest"
 	"github.com/upgraph/upgraph/release/rollout"
@@ -90,7 +91,7 @@ func TestRolloutOpensByItself(t *testing.T) {
 	pushDemo(t, repo)
 	work := t.TempDir()
 	gd := filepath.Join(work, "graph-data")
-	rollouttest.WriteGraphData(t, gd, rollouttest.Start)
+	rollouttest.WriteGraphData(t, gd, upgraph.DemoGraphData(), rollouttest.Start)
 	// SOURCE_DATE_EPOCH fixes generatedAt; the rollouts must still follow
 	// the clock.
 	t.Setenv("SOURCE_DATE_EPOCH", strconv.Itoa(rollouttest.At))

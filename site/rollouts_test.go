@@ -29,7 +29,7 @@ import (
 func renderRolloutTree(t testing.TB) string {
 	t.Helper()
 	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
-		rollouttest.GraphData(t, rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+		rollouttest.GraphData(t, upgraph.DemoGraphData(), rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}

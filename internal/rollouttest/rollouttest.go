@@ -1,8 +1,10 @@
 // Package rollouttest is the phased-rollout fixture the tests of site,
 // site/edge, site/viewer and service share (docs/rollouts.md): the demo's
 // graph-data with 4.16.2 rolling out from 10 % over 1000 minutes. It
-// holds the input only: package internal sits below generator
-// (TestLayering), so each test builds and renders the tree itself.
+// holds the input only: internal/ sits below generator/ and beside the
+// module's root package (TestLayering), so callers pass the demo's
+// graph-data (upgraph.DemoGraphData) and build and render the tree
+// themselves.
 package rollouttest
 
 import (
@@ -12,8 +14,6 @@ import (
 	"strconv"
 	"testing"
 	"testing/fstest"
-
-	upgraph "github.com/upgraph/upgraph"
 )
 
 // The demo rollout: 4.16.2 from StartValue over Minutes from Start. At is
@@ -39,11 +39,11 @@ func YAML(start int64) []byte {
 		"\nstart_percentage: " + StartValue + "\nduration_minutes: " + strconv.Itoa(Minutes) + "\n")
 }
 
-// GraphData is the demo's graph-data with the rollout starting at start.
-func GraphData(t testing.TB, start int64) fstest.MapFS {
+// GraphData is demo (the demo's graph-data, upgraph.DemoGraphData) with
+// the rollout starting at start.
+func GraphData(t testing.TB, demo fs.FS, start int64) fstest.MapFS {
 	t.Helper()
 	gd := fstest.MapFS{File: &fstest.MapFile{Data: YAML(start)}}
-	demo := upgraph.DemoGraphData()
 	if err := fs.WalkDir(demo, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -57,11 +57,11 @@ func GraphData(t testing.TB, start int64) fstest.MapFS {
 	return gd
 }
 
-// WriteGraphData writes GraphData(start) as a directory under dir, for
-// the inputs that are read from disk (upgraph service's --graph-data).
-func WriteGraphData(t testing.TB, dir string, start int64) {
+// WriteGraphData writes GraphData(demo, start) as a directory under dir,
+// for the inputs that are read from disk (upgraph service's --graph-data).
+func WriteGraphData(t testing.TB, dir string, demo fs.FS, start int64) {
 	t.Helper()
-	for name, f := range GraphData(t, start) {
+	for name, f := range GraphData(t, demo, start) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

@@ -33,7 +33,7 @@ import (
 // rollouttest.At (buckets 1–3 of 10 offered it).
 func rolloutTree(t testing.TB) (string, *manifest.Manifest) {
 	t.Helper()
-	b := build(t, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, rollouttest.GraphData(t, rollouttest.Start), graphdata.DefaultOptions())
+	b := build(t, &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()}, rollouttest.GraphData(t, upgraph.DemoGraphData(), rollouttest.Start), graphdata.DefaultOptions())
 	plan, err := generator.RolloutPlan(b, rollouttest.Buckets, time.Unix(rollouttest.At, 0))
 	if err != nil {
 		t.Fatal(err)

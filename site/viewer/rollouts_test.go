@@ -24,7 +24,7 @@ import (
 // them, as the edges answer that cluster.
 func TestViewerRollouts(t *testing.T) {
 	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
-		rollouttest.GraphData(t, rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+		rollouttest.GraphData(t, upgraph.DemoGraphData(), rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
