@@ -30,3 +30,10 @@ test('bucketPath and progress', () => {
   assert.match(progress(ro, 4)[0], /bucket 4: from 2026-01-01T01:00:00Z/);
   assert.match(progress(ro, 1)[0], /bucket 1: offered/);
 });
+
+test('progress: the canary (bucket 0) is offered from the start, not before', () => {
+  const release = { version: '4.16.2', startEpoch: 1767225600, throttling: 0, openBuckets: 0, opens: Array(10).fill('') }; // 2026-01-01T00:00:00Z
+  const before = { buckets: 10, at: '2025-12-31T23:59:59Z', variants: {}, releases: [release] };
+  assert.match(progress(before, 0)[0], /bucket 0: from 2026-01-01T00:00:00Z/);
+  assert.match(progress({ ...before, at: '2026-01-01T00:00:00Z' }, 0)[0], /bucket 0: offered/);
+});
