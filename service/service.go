@@ -6,8 +6,9 @@
 // when one changed (generator.Build and Render, with the shrink guard of
 // package guard), has a site.Handler serve it, and publishes it when
 // asked (site/publish). Metrics counts what /metrics adds to serve's
-// series. The CLI parses flags into a Config and calls New, Watch and
-// Loop; tests drive Refresh directly.
+// series. The CLI parses flags into a Config and calls Start (New, Watch
+// and Loop behind a listener); tests drive Refresh and Loop directly, with
+// an injected Clock.
 package service
 
 import (

@@ -99,23 +99,12 @@ func checkKVSFlag(c *cli.Context) error {
 // graph function), and writes its KeyValueStore import file to --kvs.
 func edgeCloudFrontRollouts(c *cli.Context) error {
 	root, kvs := c.String("root"), c.String("kvs")
-	m, err := manifest.Read(root)
+	fn, store, err := edge.CloudFrontRollouts(root)
 	if err != nil {
-		return fmt.Errorf("--root: %w", err)
-	}
-	if m.Rollouts == nil {
-		return fmt.Errorf("--root %s: the tree has no phased rollouts; --root is for those or with --catalogs", root)
+		return fmt.Errorf("--root: %w; --root without --catalogs is for a tree with phased rollouts", err)
 	}
 	if kvs == "" {
 		return fmt.Errorf("--root %s: the rollout function reads its table from a CloudFront KeyValueStore: give --kvs FILE for the store's import file", root)
-	}
-	store, err := edge.CloudFrontRolloutKVS(m.Rollouts)
-	if err != nil {
-		return fmt.Errorf("--root %s: %w", root, err)
-	}
-	fn, err := edge.CloudFrontRolloutFunction(m.Rollouts.Buckets)
-	if err != nil {
-		return fmt.Errorf("--root %s: %w", root, err)
 	}
 	if err := replaceFile(kvs, store); err != nil {
 		return fmt.Errorf("--kvs %s: %w", kvs, err)

@@ -128,6 +128,26 @@ func CloudFrontRolloutKVS(ro *manifest.Rollouts) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// CloudFrontRollouts is the graph function and the KeyValueStore import
+// file for the tree at root, which must have phased rollouts (upgraph
+// edge cloudfront --root --kvs).
+func CloudFrontRollouts(root string) (fn string, kvs []byte, err error) {
+	m, err := manifest.Read(root)
+	if err != nil {
+		return "", nil, err
+	}
+	if m.Rollouts == nil {
+		return "", nil, fmt.Errorf("%s: the tree has no phased rollouts", root)
+	}
+	if kvs, err = CloudFrontRolloutKVS(m.Rollouts); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", root, err)
+	}
+	if fn, err = CloudFrontRolloutFunction(m.Rollouts.Buckets); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", root, err)
+	}
+	return fn, kvs, nil
+}
+
 // suffix reports whether ks is exactly ks[0]..n.
 func suffix(ks []int, n int) bool {
 	return slices.IsSorted(ks) && ks[len(ks)-1] == n && len(ks) == n-ks[0]+1
