@@ -28,18 +28,24 @@ import (
 // 4.16.2, at rollouttest.At with 10 buckets (1–3 open).
 func renderRolloutTree(t testing.TB) string {
 	t.Helper()
+	return renderRolloutTreeAt(t, rollouttest.At)
+}
+
+// renderRolloutTreeAt is renderRolloutTree computed for at.
+func renderRolloutTreeAt(t testing.TB, at int64) string {
+	t.Helper()
 	b, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "demo", FS: upgraph.DemoReleases()},
 		rollouttest.GraphData(t, upgraph.DemoGraphData(), rollouttest.Start), generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := generator.RolloutPlan(b, rollouttest.Buckets, time.Unix(rollouttest.At, 0))
+	plan, err := generator.RolloutPlan(b, rollouttest.Buckets, time.Unix(at, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "tree")
 	if _, err := generator.Render(context.Background(), b, generator.RenderOptions{
-		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(rollouttest.At, 0), NoViewer: true, Workers: 2, Rollouts: plan,
+		Store: writer.DirStore{Dir: dir}, GeneratedAt: time.Unix(at, 0), NoViewer: true, Workers: 2, Rollouts: plan,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +117,47 @@ func TestRolloutCVO(t *testing.T) {
 	_, closed := get(t, h, "/graph?channel=fast-4.16&version=4.16.2&id="+closedID, nil)
 	if string(open) != string(closed) {
 		t.Errorf("4.16.2's own graph differs between an open and a closed bucket")
+	}
+}
+
+// TestRolloutCanary: rollout_wariness=0 (the canary, bucket 0) is offered
+// a rolling release from its start and not before (issue 28: "offered
+// everything that has started"; FCOS offers it before, docs/rollouts.md),
+// through serve: before the start its channel graph is that of the most
+// wary bucket (no edge into 4.16.2) and its per-version graph of 4.16.1
+// lacks 4.16.2; at the start, both are those of bucket 1 (open at the
+// start value, 0.1), with 4.16.2, and not those of bucket 10.
+func TestRolloutCanary(t *testing.T) {
+	for _, tc := range []struct {
+		at      int64
+		offers  bool
+		likeW   string // the wariness whose answer the canary's equals
+		unlikeW string // and one whose answer it does not ("": none, every bucket closed)
+	}{
+		{rollouttest.Start - 60, false, "1", ""},
+		{rollouttest.Start, true, "0.1", "1"},
+	} {
+		h := newHandler(t, renderRolloutTreeAt(t, tc.at), site.Options{})
+		identity := http.Header{"Accept-Encoding": {"identity"}}
+		for _, base := range []string{"/graph?channel=fast-4.16", "/graph?channel=fast-4.16&version=4.16.1"} {
+			res, canary := get(t, h, base+"&rollout_wariness=0.000000", identity)
+			if res.StatusCode != 200 || res.Header.Get(site.BucketHeader) != "0" {
+				t.Fatalf("at %d, %s: %d, bucket %q; want 200, 0", tc.at, base, res.StatusCode, res.Header.Get(site.BucketHeader))
+			}
+			_, like := get(t, h, base+"&rollout_wariness="+tc.likeW, identity)
+			if string(canary) != string(like) {
+				t.Errorf("at %d (start %d), %s: the canary's answer is not that of rollout_wariness=%s", tc.at, rollouttest.Start, base, tc.likeW)
+			}
+			if tc.unlikeW != "" {
+				if _, unlike := get(t, h, base+"&rollout_wariness="+tc.unlikeW, identity); string(canary) == string(unlike) {
+					t.Errorf("at %d, %s: the canary's answer is that of rollout_wariness=%s too", tc.at, base, tc.unlikeW)
+				}
+			}
+		}
+		_, perVersion := get(t, h, "/graph?channel=fast-4.16&version=4.16.1&rollout_wariness=0", identity)
+		if got := containsVersion(perVersion, "4.16.2"); got != tc.offers {
+			t.Errorf("at %d (start %d): 4.16.2 in the canary's graph of 4.16.1 %v, want %v", tc.at, rollouttest.Start, got, tc.offers)
+		}
 	}
 }
 
