@@ -24,12 +24,7 @@ func mirrorTreeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mirror",
 		Usage: "copy a tree, or part of it, for an air-gapped site: as a directory or one .tar.gz bundle",
-		Description: `Reads SRC, keeps the channels and arches selected, rewrites payload pull
-specs to their mirrors, renders the graphs again (so index.json and every
-digest describe what is written) and writes a tree (atomically) or a
-deterministic bundle with a sha256sum file beside it (FILE.sha256).
-
-SRC is ` + locationHelp + `; name an endpoint's channels with --channels. Release signatures of the releases kept are
+		Description: help("mirror") + locationHelp + `; name an endpoint's channels with --channels. Release signatures of the releases kept are
 carried over from trees, and so is the static viewer (index.html,
 viewer/) when the source tree has it (graph endpoints: always);
 --no-viewer leaves it out, --viewer adds it. --payload-mirror SRC=DST replaces the repository
@@ -186,27 +181,12 @@ func mirroredCatalogs(cats []airgap.CatalogResult) string {
 
 func verifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "verify",
-		Usage:     "check a tree, wherever it lives, against its index.json",
-		ArgsUsage: "LOCATION",
-		Description: `Checks that index.json is consistent and that every file it lists is there
-with its size and sha256. LOCATION is a tree directory, a bundle, an http(s)
-host publishing a tree, an s3://BUCKET/PREFIX, an oci://REGISTRY/REPO:TAG (or
-@sha256:DIGEST) pushed with upgraph push, or an OCI layout holding one
-(oci-layout:DIR[:TAG]). A directory must hold nothing unlisted; a bundle must
-match LOCATION.sha256 when that file exists; an image's layer must have its
-digest and index.json the digest its annotation names. Every bad file is
-named; the exit status is 1 if there is any.
-
---trust ROOT.json (the root of upgraph keys init, or one a publisher
-handed out) also runs TUF's client workflow over the tree's tuf/ (see
-docs/signing.md): the root chain from ROOT.json, thresholds, expiry
-against now, versions no older than those in --state FILE (raised on
-success), and every file against the signed targets. A refusal names the
-threat it stops: tamper, mix-and-match, rollback, freeze, wrong-key,
-root-rotation, or unsigned.`,
-		Flags:  append(treeFlags(), trustFlags()...),
-		Action: withLog(runVerify),
+		Name:        "verify",
+		Usage:       "check a tree, wherever it lives, against its index.json",
+		ArgsUsage:   "LOCATION",
+		Description: help("verify"),
+		Flags:       append(treeFlags(), trustFlags()...),
+		Action:      withLog(runVerify),
 	}
 }
 

@@ -43,13 +43,9 @@ to run as: nginx -c FILE -p PREFIX.`,
 				Action: runEdgeNginx,
 			},
 			{
-				Name:  "cloudfront",
-				Usage: "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
-				Description: `Prints the function answering the graph API; with --catalogs, the one
-answering catalogd's API for the operator catalogs of the tree at --root,
-for the cache behaviour /catalogs/* (docs/operators.md). That function
-lists the tree's catalogs, to answer any other 404 as catalogd does: print
-it again when the tree's catalogs change.`,
+				Name:        "cloudfront",
+				Usage:       "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
+				Description: help("edge-cloudfront"),
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead (needs --root)"},
 					&cli.StringFlag{Name: "root", Usage: "tree written by upgraph generate: with --catalogs, the one whose catalogs the function serves; without, one with phased rollouts (docs/rollouts.md), whose per-bucket copies the graph function serves"},

@@ -20,28 +20,17 @@ func keysCommand() *cli.Command {
 		Name:  "keys",
 		Usage: "make and rotate the TUF keys that sign trees (docs/signing.md)",
 		Subcommands: []*cli.Command{{
-			Name:      "init",
-			Usage:     "create a TUF root with separate root, targets, snapshot and timestamp keys",
-			ArgsUsage: "DIR",
-			Description: `Creates DIR (new or empty, never inside a tree) with DIR/private/<keyid>.pem,
-one PKCS #8 private key per key (mode 0600, DIR/private 0700), and the
-signed root DIR/1.root.json, also DIR/root.json: the trust anchor verifiers
-are given (verify --trust DIR/root.json). Refuses to overwrite a root or
-keys. Keep the root and targets keys offline; the machine that renews
-timestamps (upgraph sign --timestamp) needs only DIR/root.json, its chain
-and the timestamp key.`,
-			Flags:  []cli.Flag{algorithm, threshold, expires},
-			Action: runKeysInit,
+			Name:        "init",
+			Usage:       "create a TUF root with separate root, targets, snapshot and timestamp keys",
+			ArgsUsage:   "DIR",
+			Description: help("keys-init"),
+			Flags:       []cli.Flag{algorithm, threshold, expires},
+			Action:      runKeysInit,
 		}, {
-			Name:      "rotate",
-			Usage:     "make the next root: new keys for the roles named, signed by the old root's threshold and the new keys",
-			ArgsUsage: "DIR",
-			Description: `Writes DIR/N+1.root.json, then DIR/root.json, with new keys (DIR/private)
-for each --role and the rest as before, signed by the threshold of root
-version N's root keys and by the new root keys, so that a verifier walking
-the chain from any earlier root accepts it. The chain DIR/1.root.json …
-is kept and travels in every tree signed afterwards. Delete the private
-keys rotated out once the new root is published.`,
+			Name:        "rotate",
+			Usage:       "make the next root: new keys for the roles named, signed by the old root's threshold and the new keys",
+			ArgsUsage:   "DIR",
+			Description: help("keys-rotate"),
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "role", Value: cli.NewStringSlice("root"), Usage: "roles whose keys are replaced (repeatable)"},
 				algorithm, threshold, expires,

@@ -26,34 +26,7 @@ func mirrorSetCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mirror-set",
 		Usage: "the minimal set of bundles and release payloads to mirror so that operators and the cluster can update",
-		Description: `Plans what a disconnected site must mirror, and nothing else, for the
-operators listed in --installed (with --catalog) to update as the OLM runtime
---olm does, and for the cluster to take the update path from --from to --to
-in --channel (as upgraph path plans it), and writes into --out:
-
-    catalogs/NAME/P/catalog.json  per catalog, a filtered file-based catalog:
-                                  the bundles the runtime lands on, and what
-                                  keeps each channel valid when entries are
-                                  only dropped (opm validate accepts it; the
-                                  runtime takes the same hops in it)
-    imageset-config.yaml          an oc-mirror ImageSetConfiguration
-                                  (mirror.openshift.io/v2alpha1): operators
-                                  by channel and version range, with what a
-                                  range cannot express said in comments;
-                                  the platform channels with shortestPath
-    images.txt                    the images: bundle images, their related
-                                  images and release payloads, sorted
-    mirror-set.json               the plan (docs/operators.md)
-
---installed is a YAML or JSON list of {catalog, package, channel, version,
-target}: catalog names a --catalog (optional with one), channel is the
-Subscription's channel or the ClusterExtension's filter (optional: the
-default channel when it lists the version, else the only one listing it),
-version is the installed version or bundle name, target "head" (the
-default) or a version. An entry listed twice (the same keys and values) is
-refused, naming both lines; the same package at two versions is two installs
-(two namespaces). --catalog (repeatable) is NAME=SOURCE, a bare SOURCE
-(one catalog) as generate --catalog reads it (` + catalogSourceSyntax + `),
+		Description: help("mirror-set") + catalogSourceSyntax + `),
 or the NAME of a catalog of the tree at --source. The bundle a cluster runs
 is not mirrored (it is installed already).
 

@@ -27,55 +27,10 @@ import (
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "serve",
-		Usage:     "serve a generated tree as a Cincinnati graph API",
-		ArgsUsage: "[LOCATION]",
-		Description: `Answers GET /graph?channel=&arch=&version= (and /v1/graph, /openapi, under
-each --prefix) from the tree's precomputed files, plus /healthz, /readyz and
-/metrics. The tree is --dir DIR, --bundle FILE, --s3 s3://BUCKET/PREFIX or
-LOCATION, exactly one: any location a tree is read from (a directory, a
-bundle, http(s)://HOST/PATH, s3://BUCKET/PREFIX, oci://REGISTRY/REPO:TAG or
-@sha256:DIGEST, oci-layout:DIR[:TAG]), served as the flag of its kind.
-
-A tree directory is followed: a new tree swapped into DIR is picked up
-within --poll; one that does not load is skipped and the previous one keeps
-being served.
-
-A new generation that would drop more than --shrink-threshold of the served
-one's releases, channels or per-version graphs, or any architecture, or that
-is empty, is refused (logged with what would disappear, counted in
-upgraph_generations_refused_total) and the previous one keeps being served:
-a broken input must not strand clusters. A deliberate shrink needs --force,
-or a restart (the first generation is never compared; an empty one is served
-with a warning).
-
-Each generation is served from a hard-link snapshot beside DIR
-(.DIR.upgraph-serve-*), removed as soon as its last request is answered
-once a newer one is served, and at exit; a crashed server's are removed by
-the next one.
-
-A bundle (upgraph mirror --bundle; --bundle FILE or --dir FILE), an image
-(oci://, oci-layout:; --ca-file, --plain-http as for push) or an http(s)
-tree is verified, every file against index.json, into a private temporary
-directory, which is removed at exit, and served as it is: restart to serve
-a new one.
-
-A tree published with upgraph publish (--s3 s3://BUCKET/PREFIX; --endpoint,
---path-style, --region as publish's) is followed: every --poll, the ETag of
-PREFIX/index.json is checked; a new generation is downloaded into a private
-cache directory (removed at exit) -- unchanged files are reused from the
-previous copy, the others checked against their sha256 -- and swapped in
-once it loads and the shrink guard accepts it. Requests are answered from
-that local copy through the usual in-memory cache (--cache-mb), never from
-S3; on any error the previous generation keeps being served.
-
---trust ROOT.json serves only generations signed under that root
-(docs/signing.md): each one, the first included, is verified as verify
---trust does, on the copy about to be served (its snapshot, the extracted
-or downloaded copy, with tuf/); one that fails is refused, counted in
-upgraph_generations_refused_total{reason} by the threat it names, and the
-previous one keeps being served (the first one failing stops serve).
---state FILE refuses rollbacks across restarts.`,
+		Name:        "serve",
+		Usage:       "serve a generated tree as a Cincinnati graph API",
+		ArgsUsage:   "[LOCATION]",
+		Description: help("serve"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "tree written by upgraph generate (or a bundle)"},
 			&cli.StringFlag{Name: "bundle", Usage: "bundle written by upgraph mirror --bundle"},

@@ -23,33 +23,9 @@ import (
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "validate",
-		Usage: "check graph-data as its CI does, and operator catalogs as opm validate does, plus the mistakes upstream accepts silently",
-		Description: `Runs graph-data CI's offline checks (B1–B14 of hack/validate-blocked-edges.py,
-Y1, Y2 and C1 of graph-data.rs), the hard errors of upstream's parser, the
-JSON schemas of channels, blocked edges and raw/metadata.json, and lints
-(L-…): regexes that match no known version, blocks into versions no channel
-serves, files upstream ignores, channel versions out of order, and what
-clusters do with risks since 2026: risk names outside the CVO's pattern
-^[A-Z][A-Za-z0-9.-]*$ or taken by its in-cluster risk sources, one risk
-name with two bodies in one channel × arch graph. With --releases, also
-R1 (every version graph-data names is among the releases) and
-L-multi-arch (every channel listing a version with a multi release serves
-it for arch=multi; release.openshift.io/architecture is exactly multi on
-multi releases and absent on the others).
-
-Prints one line per problem, file:line: severity: message [rule], sorted by
-file and line (--format json: an array of {file, line, severity, rule,
-message}). Exits 1 when there is an error; warnings alone exit 0.
-
---catalog SOURCE checks an OLM operator catalog (an FBC directory, a single
-FBC file or a catalog image), alone or beside --graph-data: a file that
-does not load [F0], operator-registry's model rules as opm validate
-applies them (F1–F24: every problem, not only the first) and the warnings
-upstream lacks (L-…: bundles OLM v0 never reaches, skipRanges OLM ignores
-or that admit versions above their bundle's, deprecated heads, downgrade
-edges, …). Its problems name the file and line of their blob; in JSON
-they also carry package, channel and bundle. See docs/operators.md.`,
+		Name:        "validate",
+		Usage:       "check graph-data as its CI does, and operator catalogs as opm validate does, plus the mistakes upstream accepts silently",
+		Description: help("validate"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image); required unless --catalog is given"},
 			&cli.StringFlag{Name: "releases", Usage: "release source to check graph-data's versions against: " + source.Kinds},
