@@ -100,7 +100,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 		return err
 	}
 	if err := cliflag.FirstError(
-		checkTreeSource("--from", c.String("from"), true), cliflag.CheckOutputDir(c, "out"), cliflag.CheckOutputFile(c, "bundle"),
+		tree.CheckLocation("--from", c.String("from"), true), cliflag.CheckOutputDir(c, "out"), cliflag.CheckOutputFile(c, "bundle"),
 		cliflag.CheckList(c, "arch", archName), cliflag.CheckList(c, "channels", channelName), checkWorkers(c), checkTreeFlags(c),
 		checkNonEmpty(c, "catalog"), cliflag.CheckList(c, "catalog", catviews.CheckName), checkNonEmpty(c, "package"), cliflag.CheckList(c, "package", nil),
 	); err != nil {
@@ -195,7 +195,7 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 		return fmt.Errorf("verify: want one LOCATION, got %d arguments (flags go before it)", c.NArg())
 	}
 	p := c.Args().First()
-	if err := cliflag.FirstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
+	if err := cliflag.FirstError(tree.CheckLocation("LOCATION", p, false), checkTreeFlags(c)); err != nil {
 		return err
 	}
 	check, err := trustCheck(c)

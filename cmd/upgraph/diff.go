@@ -9,6 +9,7 @@ import (
 
 	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/tools/diff"
+	"github.com/upgraph/upgraph/tree"
 )
 
 func diffCommand() *cli.Command {
@@ -78,7 +79,7 @@ func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 	var sides [2]*diff.Source
 	for i, spec := range c.Args().Slice() {
 		what := []string{"OLD", "NEW"}[i]
-		if err := checkTreeSource(what, spec, true); err != nil {
+		if err := tree.CheckLocation(what, spec, true); err != nil {
 			return false, err
 		}
 		if sides[i], err = openGraphSource(c, spec, log); err != nil {

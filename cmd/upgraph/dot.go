@@ -11,6 +11,7 @@ import (
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/dot"
 	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree"
 )
 
 func dotCommand() *cli.Command {
@@ -86,7 +87,7 @@ characters) to render a large package.`,
 			case !policy.ArchPattern.MatchString(arch):
 				return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 			}
-			if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
+			if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 				return err
 			}
 			src, err := openGraphSource(c, c.String("source"), log)
@@ -125,7 +126,7 @@ func dotCatalog(c *cli.Context, log *slog.Logger) error {
 	case c.IsSet("arch") || c.IsSet("blocked"):
 		return fmt.Errorf("--arch and --blocked are for release graphs, not with --catalog")
 	}
-	if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+	if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 		return err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)

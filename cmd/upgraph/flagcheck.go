@@ -15,6 +15,7 @@ import (
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -97,7 +98,7 @@ func checkGraphData(c *cli.Context, images bool) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("--graph-data: %w", err)
-	case !st.IsDir() && !cliflag.IsGzip(spec):
+	case !st.IsDir() && !tree.IsGzip(spec):
 		return fmt.Errorf("--graph-data %s: neither a directory nor a .tar.gz", spec)
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree"
 	ver "github.com/upgraph/upgraph/tree/version"
 )
 
@@ -120,7 +121,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	var src *mirror.Source
 	if needTree {
-		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
+		if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
 			return false, err
 		}
 		if src, err = openGraphSource(c, c.String("source"), log); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree"
 	ver "github.com/upgraph/upgraph/tree/version"
 )
 
@@ -174,7 +175,7 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 			return false, fmt.Errorf("--%s: %w", name, err)
 		}
 	}
-	if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
+	if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
 		return false, err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)
@@ -270,7 +271,7 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	}
 	var src *mirror.Source
 	if arg.tree {
-		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+		if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 			return false, err
 		}
 		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
@@ -324,7 +325,7 @@ func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, fo
 	}
 	var src *mirror.Source
 	if setNeedsTree(set, "") {
-		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+		if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 			return false, err
 		}
 		if src, err = openGraphSource(c, c.String("source"), log); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/path"
 	clusterplan "github.com/upgraph/upgraph/tools/plan"
+	"github.com/upgraph/upgraph/tree"
 	ver "github.com/upgraph/upgraph/tree/version"
 )
 
@@ -319,7 +320,7 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 		if _, err := readCatalogSet(c.String("catalog-set")); err != nil {
 			return "", nil, err
 		}
-		return olm, nil, cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
+		return olm, nil, cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c))
 	}
 	cats, err := planCatalogs(c)
 	if err != nil {
@@ -330,7 +331,7 @@ func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []planCatalog, error) {
 			return "", nil, fmt.Errorf("--catalogs: no catalog for %s (the minor of --from or --to): give %s=SOURCE", m.Key(), m.Key())
 		}
 	}
-	return olm, cats, cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c))
+	return olm, cats, cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c))
 }
 
 // setPlanCatalogs are the catalogs of --catalog-set at each of minors:

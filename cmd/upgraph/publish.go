@@ -48,7 +48,7 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		return fmt.Errorf("want SRC s3://BUCKET[/PREFIX], got %d arguments (flags go before them)", c.NArg())
 	}
 	src := c.Args().Get(0)
-	if err := checkTreeSource("SRC", src, false); err != nil {
+	if err := tree.CheckLocation("SRC", src, false); err != nil {
 		return err
 	}
 	bucket, prefix, err := s3tree.ParseURL(c.Args().Get(1))

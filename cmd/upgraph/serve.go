@@ -125,9 +125,9 @@ func checkServeSource(cfg *serveConfig) error {
 	flag, p := cfg.flag, cfg.source
 	switch flag {
 	case "LOCATION":
-		loc, _ := tree.ParseLocation(p) // checked by checkTreeSource
+		loc, _ := tree.ParseLocation(p) // checked by tree.CheckLocation
 		cfg.kind = loc.Kind
-		return checkTreeSource(flag, p, false)
+		return tree.CheckLocation(flag, p, false)
 	case "--s3":
 		cfg.kind = tree.KindS3
 		if _, _, err := s3tree.ParseURL(p); err != nil {
@@ -150,7 +150,7 @@ func checkServeSource(cfg *serveConfig) error {
 		if _, err := os.Stat(filepath.Join(p, manifest.FileName)); err != nil {
 			return fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
 		}
-	case !cliflag.IsGzip(p):
+	case !tree.IsGzip(p):
 		if flag == "--bundle" {
 			return fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
 		}
