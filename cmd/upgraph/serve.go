@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -64,7 +60,7 @@ type serveConfig struct {
 	trust        *sign.Check // --trust
 }
 
-// serveFlags checks every flag before anything is done (flagcheck.go, internal/cliflag),
+// serveFlags checks every flag before anything is done (flagcheck.go, internal/cliflag, site.SourceKind),
 // so a mistake is reported by name rather than as whatever it would
 // break later.
 func serveFlags(c *cli.Context) (*serveConfig, error) {
@@ -89,7 +85,9 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	case sources != 1:
 		return nil, fmt.Errorf("serve: want exactly one of --dir, --bundle and --s3, or a LOCATION, got %d", sources)
 	}
-	err := cliflag.FirstError(checkServeSource(cfg), cliflag.CheckListen("listen", cfg.listen), checkServePrefixes(c, cfg))
+	kind, err := site.SourceKind(cfg.flag, cfg.source)
+	cfg.kind = kind
+	err = cliflag.FirstError(err, cliflag.CheckListen("listen", cfg.listen), checkServePrefixes(c, cfg))
 	if err == nil && cfg.poll <= 0 {
 		err = fmt.Errorf("--poll %v: want a positive duration", cfg.poll)
 	}
@@ -117,79 +115,16 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	return cfg, err
 }
 
-// checkServeSource checks the source given and sets its kind: LOCATION
-// as every command's tree source; --s3 an s3://BUCKET[/PREFIX]; --dir a
-// tree's directory (index.json in it) or a bundle (gzip data), served as
-// one; --bundle a bundle.
-func checkServeSource(cfg *serveConfig) error {
-	flag, p := cfg.flag, cfg.source
-	switch flag {
-	case "LOCATION":
-		loc, _ := tree.ParseLocation(p) // checked by tree.CheckLocation
-		cfg.kind = loc.Kind
-		return tree.CheckLocation(flag, p, false)
-	case "--s3":
-		cfg.kind = tree.KindS3
-		if _, _, err := s3tree.ParseURL(p); err != nil {
-			return fmt.Errorf("--s3: %w", err)
-		}
-		return nil
-	}
-	cfg.kind = tree.KindBundle
-	st, err := os.Stat(p)
-	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		err = pe.Err
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s: %w", flag, p, err)
-	case st.IsDir() && flag == "--bundle":
-		return fmt.Errorf("--bundle %s: a directory, want a bundle written by upgraph mirror --bundle (serve a tree with --dir)", p)
-	case st.IsDir():
-		cfg.kind = tree.KindDir
-		if _, err := os.Stat(filepath.Join(p, manifest.FileName)); err != nil {
-			return fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
-		}
-	case !tree.IsGzip(p):
-		if flag == "--bundle" {
-			return fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
-		}
-		return fmt.Errorf("--dir %s: neither a tree directory nor a bundle (.tar.gz)", p)
-	}
-	return nil
-}
-
 // checkServePrefixes checks and normalises every --prefix.
 func checkServePrefixes(c *cli.Context, cfg *serveConfig) error {
 	for _, p := range c.StringSlice("prefix") {
-		prefix, err := servePrefix(p)
+		prefix, err := site.Prefix(p)
 		if err != nil {
 			return fmt.Errorf("--prefix %q: %w", p, err)
 		}
 		cfg.prefixes = append(cfg.prefixes, prefix)
 	}
 	return nil
-}
-
-// servePrefix normalises a --prefix value to "" or /SEGMENT[/SEGMENT…]:
-// segments of URL path characters that need no escaping, so that the
-// routes match the paths clients send.
-func servePrefix(p string) (string, error) {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return "", nil
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return "", errors.New(`want path segments such as /api/upgrades_info, without "//", "." or ".."`)
-		}
-		for _, r := range seg {
-			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)) {
-				return "", fmt.Errorf("%q is not allowed: want letters, digits and -._~ between slashes", r)
-			}
-		}
-	}
-	return "/" + p, nil
 }
 
 func runServe(c *cli.Context, log *slog.Logger) error {
@@ -274,3 +209,7 @@ func serveUntilDone(c *cli.Context, h *site.Handler, ln net.Listener, served str
 	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
 	return site.Run(c.Context, h, ln, site.RunOptions{AccessLog: c.Bool("access-log"), Pprof: c.String("pprof"), Logger: log})
 }
+
+// servePrefix is site.Prefix for cmd/upgraph/service.go, whose owner
+// moves it into service/ (then this goes).
+func servePrefix(p string) (string, error) { return site.Prefix(p) }
