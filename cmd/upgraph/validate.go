@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/model"
-	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/internal/english"
@@ -56,11 +53,13 @@ func runValidate(c *cli.Context) error {
 		return err
 	}
 	var gdProblems validate.Problems
-	var gdErr error
 	if c.String("graph-data") != "" {
-		gdProblems, gdErr = validateGraphData(c, log)
-		if gdErr != nil {
-			return gdErr
+		srcOpts, err := sourceOptions(c, log)
+		if err != nil {
+			return err
+		}
+		if gdProblems, err = generator.ValidateGraphData(c.Context, c.String("graph-data"), c.String("releases"), srcOpts); err != nil {
+			return err
 		}
 	}
 	var catProblems model.Problems
@@ -70,16 +69,9 @@ func runValidate(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		src, err := catsource.Parse(spec, opts)
-		if err != nil {
-			return fmt.Errorf("--catalog: %w", err)
+		if catProblems, catEmpty, err = generator.ValidateCatalog(c.Context, spec, opts, log); err != nil {
+			return err
 		}
-		lc, err := generator.LoadCatalog(c.Context, "", src, false, log)
-		if err != nil {
-			return fmt.Errorf("--catalog: %w", err)
-		}
-		catProblems = lc.Problems
-		catEmpty = lc.Blobs == 0 && catProblems.Count(model.Error) == 0
 	}
 	switch {
 	case c.String("catalog") == "":
@@ -130,46 +122,6 @@ func checkValidateCatalog(c *cli.Context) error {
 		return err
 	}
 	return checkCatalogSource("catalog", spec, c.String("catalog-platform"))
-}
-
-// validateGraphData runs validate's graph-data checks (and, with
-// --releases, R1 and L-multi-arch).
-func validateGraphData(c *cli.Context, log *slog.Logger) (validate.Problems, error) {
-	srcOpts, err := sourceOptions(c, log)
-	if err != nil {
-		return nil, err
-	}
-	gdfs, err := generator.OpenGraphData(c.Context, c.String("graph-data"), srcOpts.Registry)
-	if err != nil {
-		return nil, err
-	}
-	var opts validate.Options
-	if spec := c.String("releases"); spec != "" {
-		src, err := source.Parse(spec, srcOpts)
-		if err != nil {
-			return nil, err
-		}
-		g, err := src.Graph(c.Context)
-		if err != nil {
-			return nil, err
-		}
-		opts = validate.ReleaseOptions(g)
-	}
-	ps := validate.Validate(gdfs, opts)
-	showPaths(ps, c.String("graph-data"))
-	return ps, nil
-}
-
-// showPaths makes the paths of a graph-data directory relative to the
-// working directory, so editors and CI annotations open the right file.
-// Paths inside an archive or image stay relative to its root.
-func showPaths(ps validate.Problems, gd string) {
-	if st, err := os.Stat(gd); err != nil || !st.IsDir() {
-		return
-	}
-	for i := range ps {
-		ps[i].File = filepath.Join(gd, filepath.FromSlash(ps[i].File))
-	}
 }
 
 // validateLogger is the app's logger, or a default one when the command
