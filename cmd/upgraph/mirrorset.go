@@ -20,7 +20,6 @@ import (
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/path"
 	"github.com/upgraph/upgraph/tree"
-	ver "github.com/upgraph/upgraph/tree/version"
 )
 
 func mirrorSetCommand() *cli.Command {
@@ -238,16 +237,9 @@ func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
 				return fmt.Errorf("--%s is required for the cluster's path (with --from, --to and --channel)", name)
 			}
 		}
-		if ch := c.String("channel"); !policy.ChannelPattern.MatchString(ch) {
-			return fmt.Errorf("--channel %q does not match %s", ch, policy.ChannelPattern)
-		}
-		if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
-			return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
-		}
-		for _, name := range []string{"from", "to"} {
-			if _, err := ver.Parse(c.String(name)); err != nil {
-				return fmt.Errorf("--%s: %w", name, err)
-			}
+		req := path.Request{From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch")}
+		if err := req.Check(); err != nil {
+			return err
 		}
 	} else {
 		for _, name := range []string{"arch", "via-eus", "unconditional-only"} {

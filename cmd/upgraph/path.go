@@ -20,7 +20,6 @@ import (
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/path"
 	"github.com/upgraph/upgraph/tree"
-	ver "github.com/upgraph/upgraph/tree/version"
 )
 
 // Exit statuses of the commands whose status answers a question, as
@@ -164,18 +163,11 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if format != "text" && format != "json" {
 		return false, fmt.Errorf("--format: want text or json, got %q", format)
 	}
-	if ch := c.String("channel"); !policy.ChannelPattern.MatchString(ch) {
-		return false, fmt.Errorf("--channel %q does not match %s", ch, policy.ChannelPattern)
+	req := path.Request{
+		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
+		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")},
 	}
-	if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
-		return false, fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
-	}
-	for _, name := range []string{"from", "to"} {
-		if _, err := ver.Parse(c.String(name)); err != nil {
-			return false, fmt.Errorf("--%s: %w", name, err)
-		}
-	}
-	if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
+	if err := cliflag.FirstError(req.Check(), tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
 		return false, err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)
@@ -183,10 +175,6 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, fmt.Errorf("--source: %w", err)
 	}
 	defer src.Close()
-	req := path.Request{
-		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
-		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")},
-	}
 	r, err := path.Find(c.Context, src, req)
 	if err != nil {
 		return false, err
