@@ -22,25 +22,9 @@ import (
 
 func mirrorTreeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "mirror",
-		Usage: "copy a tree, or part of it, for an air-gapped site: as a directory or one .tar.gz bundle",
-		Description: help("mirror") + locationHelp + `; name an endpoint's channels with --channels. Release signatures of the releases kept are
-carried over from trees, and so is the static viewer (index.html,
-viewer/) when the source tree has it (graph endpoints: always);
---no-viewer leaves it out, --viewer adds it. --payload-mirror SRC=DST replaces the repository
-prefix SRC by DST, longest match first, keeping digests:
-  quay.io/openshift-release-dev=registry.local:5000/ocp
-The tree's operator catalogs are carried too (--catalog and --package
-select them), their bundle and related images rewritten by the same
---payload-mirror rules, and rendered again; their source is recorded
-with the prefix "mirror:" (docs/operators.md).
-
---trust ROOT.json requires SRC to be a tree signed under that root (see
-verify --trust, docs/signing.md) and refuses it otherwise, before reading
-anything else from it. The mirror is rendered again, so it is a new
-generation: the source's signatures cannot carry over. --sign KEYDIR
-signs it with the site's own keys (tuf/ in the tree or the bundle), each
-version one more than --out's previous signed generation.`,
+		Name:        "mirror",
+		Usage:       "copy a tree, or part of it, for an air-gapped site: as a directory or one .tar.gz bundle",
+		Description: help("mirror"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},

@@ -12,8 +12,8 @@ import (
 	"github.com/upgraph/upgraph/catalog/source"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/tools/opcat"
 )
 
 // catalogPlatformFlag chooses the image of a multi-platform catalog index.
@@ -33,7 +33,7 @@ func catalogSpecs(c *cli.Context) ([]generator.CatalogSpec, error) {
 	seen := map[string]bool{}
 	if c.IsSet("catalog-set") {
 		file := c.String("catalog-set")
-		set, err := readCatalogSet(file)
+		set, err := opcat.ReadSet(file)
 		if err != nil {
 			return nil, err
 		}
@@ -65,23 +65,6 @@ func catalogSpecs(c *cli.Context) ([]generator.CatalogSpec, error) {
 	return out, nil
 }
 
-// checkCatalogSource checks a catalog source as far as it can without
-// reading it: the syntax, a directory or file that exists, an image
-// reference that parses.
-func checkCatalogSource(flag, spec, platform string) error {
-	src, err := source.Parse(spec, source.Options{Client: &registry.Client{}, Platform: platform})
-	if err != nil {
-		return fmt.Errorf("--%s: %w", flag, err)
-	}
-	switch s := src.(type) {
-	case *source.Dir:
-		return cliflag.CheckPath(flag, s.Path, cliflag.WantDir)
-	case *source.File:
-		return cliflag.CheckPath(flag, s.Path, cliflag.WantFile)
-	}
-	return nil
-}
-
 // checkCatalogPlatform checks --catalog-platform.
 func checkCatalogPlatform(c *cli.Context) error {
 	if _, err := source.ParsePlatform(c.String("catalog-platform")); err != nil || c.String("catalog-platform") == "" {
@@ -103,7 +86,7 @@ func checkGenerateCatalogs(c *cli.Context) error {
 		return err
 	}
 	for _, s := range specs {
-		if err := checkCatalogSource("catalog", s.Source, c.String("catalog-platform")); err != nil {
+		if err := opcat.CheckSource("catalog", s.Source, c.String("catalog-platform")); err != nil {
 			return fmt.Errorf("%w (in --catalog %s=%s)", err, s.Name, s.Source)
 		}
 	}
@@ -134,6 +117,12 @@ func catalogOptions(c *cli.Context, log *slog.Logger) (source.Options, error) {
 		opts.CacheDir = dir
 	}
 	return opts, nil
+}
+
+// catalogOpts is catalogOptions for a library that reads a catalog
+// source: called only when one is read.
+func catalogOpts(c *cli.Context, log *slog.Logger) func() (source.Options, error) {
+	return func() (source.Options, error) { return catalogOptions(c, log) }
 }
 
 // catalogSourceSyntax describes catalog sources, for help texts.

@@ -14,19 +14,14 @@ import (
 
 func edgeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "edge",
-		Usage: "print configurations that serve a tree without Go: nginx, CloudFront",
-		Description: `Prints what answers the graph API of upgraph serve (and, with nginx, its
-signatures and tree files), and catalogd's API for the tree's operator
-catalogs, from a generated tree on hosts that cannot run Go. See site/edge/README.md for the setup and for what
-they answer differently.`,
+		Name:        "edge",
+		Usage:       "print configurations that serve a tree without Go: nginx, CloudFront",
+		Description: help("edge"),
 		Subcommands: []*cli.Command{
 			{
-				Name:  "nginx",
-				Usage: "print an nginx configuration serving the tree at --root",
-				Description: `By default prints the maps and the server block for an existing http block
-(e.g. /etc/nginx/conf.d/upgraph.conf). With --full, prints a whole nginx.conf
-to run as: nginx -c FILE -p PREFIX.`,
+				Name:        "nginx",
+				Usage:       "print an nginx configuration serving the tree at --root",
+				Description: help("edge-nginx"),
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "root", Required: true, Usage: "tree written by upgraph generate (made absolute)"},
 					&cli.StringFlag{Name: "listen", Value: "8080", Usage: "argument of nginx's listen directive"},

@@ -16,6 +16,7 @@ import (
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/release/validate"
+	"github.com/upgraph/upgraph/tools/opcat"
 )
 
 func validateCommand() *cli.Command {
@@ -75,14 +76,14 @@ func runValidate(c *cli.Context) error {
 	}
 	switch {
 	case c.String("catalog") == "":
-		err = writeProblems(c, format, gdProblems.WriteText, gdProblems.WriteJSON)
+		err = writeFormat(c, format, gdProblems.WriteText, gdProblems.WriteJSON)
 	case c.String("graph-data") == "":
-		err = writeProblems(c, format, catProblems.WriteText, catProblems.WriteJSON)
+		err = writeFormat(c, format, catProblems.WriteText, catProblems.WriteJSON)
 	default:
 		// One list: graph-data's problems, then the catalog's, which
 		// have the same fields and may name what they are about.
 		all := append(slices.Clip(gdProblems), catProblems...)
-		err = writeProblems(c, format, all.WriteText, all.WriteJSON)
+		err = writeFormat(c, format, all.WriteText, all.WriteJSON)
 	}
 	if err != nil {
 		return err
@@ -104,8 +105,8 @@ func runValidate(c *cli.Context) error {
 	return nil
 }
 
-// writeProblems writes problems in the format asked for.
-func writeProblems(c *cli.Context, format string, text, json func(io.Writer) error) error {
+// writeFormat writes in the format asked for (text or json).
+func writeFormat(c *cli.Context, format string, text, json func(io.Writer) error) error {
 	if format == "json" {
 		return json(c.App.Writer)
 	}
@@ -121,7 +122,7 @@ func checkValidateCatalog(c *cli.Context) error {
 	if !ok {
 		return err
 	}
-	return checkCatalogSource("catalog", spec, c.String("catalog-platform"))
+	return opcat.CheckSource("catalog", spec, c.String("catalog-platform"))
 }
 
 // validateLogger is the app's logger, or a default one when the command
