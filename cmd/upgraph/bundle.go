@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -12,7 +11,6 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/airgap"
 	"github.com/upgraph/upgraph/tree"
@@ -109,12 +107,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if check != nil {
-		opts.Verify = func(ctx context.Context, t tree.Tree) error {
-			_, err := check.Verify(ctx, t, false)
-			return err
-		}
-	}
+	opts.Verify = check.Verifier(false)
 	// The versions follow a tree output's previous generation; a bundle
 	// has none to follow (a scratch directory is signed).
 	prev := ""
@@ -135,13 +128,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	m := res.Manifest
 	log.Info("mirrored", "from", opts.From, "channels", len(m.Channels), "arches", len(m.Arches),
 		"payloadsRewritten", res.Rewrite.Rewritten, "signatures", m.Counts.Signatures, "duration", time.Since(start).Round(time.Millisecond))
-	if res.Bundle != nil {
-		fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, sha256 %s (%d files, %d channel × arch graphs%s)\n",
-			res.Bundle.Path, res.Bundle.Size, res.Bundle.SHA256, m.Counts.Files, m.Counts.Graphs, mirroredCatalogs(res.Catalogs))
-		return nil
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs%s) to %s\n", m.Counts.Files, m.Counts.Graphs, mirroredCatalogs(res.Catalogs), opts.Out)
-	return nil
+	return res.WriteText(c.App.Writer, opts.Out)
 }
 
 // checkNonEmpty refuses a list flag given with nothing in it.
@@ -150,17 +137,6 @@ func checkNonEmpty(c *cli.Context, name string) error {
 		return fmt.Errorf("--%s: empty value", name)
 	}
 	return nil
-}
-
-// mirroredCatalogs is what mirror says it wrote of the catalogs ("" for
-// none).
-func mirroredCatalogs(cats []airgap.CatalogResult) string {
-	var s string
-	for _, c := range cats {
-		s += fmt.Sprintf("; catalog %s: %s, %s, %s, %s rewritten", c.Name, english.Count(c.Packages, "package"),
-			english.Count(c.Channels, "channel"), english.Count(c.Bundles, "bundle"), english.Count(c.Images, "image"))
-	}
-	return s
 }
 
 func verifyCommand() *cli.Command {
@@ -186,36 +162,10 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	signed := ""
-	if check != nil {
-		// The metadata first, and index.json against targets: a refusal
-		// names the threat. The files are read once, by tree.Verify.
-		v, err := check.VerifyLocation(c.Context, p, treeOptions(c, log), false)
-		if err != nil {
-			return err
-		}
-		signed = fmt.Sprintf(", signed (root %d, targets %d, snapshot %d, timestamp %d)", v.Root, v.Targets, v.Snapshot, v.Timestamp)
-	}
-	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))
-	if err != nil && check != nil {
-		// index.json is the one targets signs: a file that does not
-		// match it does not match targets.
-		return fmt.Errorf("%s refused (%s, TUF §5.7.3): files differ from the signed targets (a changed file, or one of another generation): %w", p, sign.Tamper, err)
-	}
+	line, err := sign.VerifyTree(c.Context, p, treeOptions(c, log), check)
 	if err != nil {
 		return err
 	}
-	m := sum.Manifest
-	what := loc.Kind.String()
-	switch {
-	case loc.Kind == tree.KindDir:
-		what = "tree"
-	case sum.Checksummed:
-		what = "bundle, checksum file matches"
-	case loc.Kind == tree.KindBundle:
-		what = "bundle, no checksum file"
-	}
-	fmt.Fprintf(c.App.Writer, "ok %s (%s%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
-		p, what, signed, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
-	return nil
+	_, err = fmt.Fprint(c.App.Writer, line)
+	return err
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/internal/cliflag"
+	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/diff"
-	"github.com/upgraph/upgraph/tree"
 )
 
 func diffCommand() *cli.Command {
@@ -50,26 +50,12 @@ func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var sides [2]*diff.Source
-	for i, spec := range c.Args().Slice() {
-		what := []string{"OLD", "NEW"}[i]
-		if err := tree.CheckLocation(what, spec, true); err != nil {
-			return false, err
-		}
-		if sides[i], err = openGraphSource(c, spec, log); err != nil {
-			return false, err
-		}
-		defer sides[i].Close()
-		if check == nil {
-			continue
-		}
-		if !sides[i].IsTree() {
-			return false, fmt.Errorf("--trust: %s %s is a graph endpoint, which carries no TUF metadata to verify", what, spec)
-		}
-		if _, err := check.Verify(c.Context, sides[i].Tree, false); err != nil {
-			return false, err
-		}
+	sides, closeSides, err := diff.OpenSides(c.Context, [2]string{c.Args().Get(0), c.Args().Get(1)},
+		mirror.SourceOptions{Tree: treeOptions(c, log), Logger: log}, check.Verifier(false))
+	if err != nil {
+		return false, err
 	}
+	defer closeSides()
 	r, err := diff.Compare(c.Context, sides[0], sides[1], diff.Options{
 		Channels: cliflag.List(c, "channels"), Arches: cliflag.List(c, "arch"), Workers: c.Int("workers"),
 	})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -48,13 +47,8 @@ func keysArgs(c *cli.Context) (dir string, alg sign.Algorithm, ths map[string]si
 	if alg, err = sign.ParseAlgorithm(c.String("algorithm")); err != nil {
 		return "", "", nil, at, fmt.Errorf("--algorithm: %w", err)
 	}
-	ths = map[string]sign.Threshold{}
-	for _, s := range c.StringSlice("threshold") {
-		role, th, err := sign.ParseThreshold(s)
-		if err != nil {
-			return "", "", nil, at, fmt.Errorf("--threshold %w", err)
-		}
-		ths[role] = th
+	if ths, err = sign.ParseThresholds(c.StringSlice("threshold")); err != nil {
+		return "", "", nil, at, err
 	}
 	if c.Duration("root-expiry") <= 0 {
 		return "", "", nil, at, fmt.Errorf("--root-expiry %s: want a positive duration", c.Duration("root-expiry"))
@@ -82,15 +76,8 @@ func runKeysRotate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, role := range c.StringSlice("role") {
-		if !slices.Contains(sign.Roles, role) {
-			return fmt.Errorf("--role %q: want one of %s", role, strings.Join(sign.Roles, ", "))
-		}
-	}
-	for role := range ths {
-		if !slices.Contains(c.StringSlice("role"), role) {
-			return fmt.Errorf("--threshold %s=…: %s is not rotated (add --role %s)", role, role, role)
-		}
+	if err := sign.CheckRotation(c.StringSlice("role"), ths); err != nil {
+		return err
 	}
 	root, err := sign.Rotate(dir, sign.RotateOptions{Roles: c.StringSlice("role"), Algorithm: alg, Thresholds: ths, At: at, RootExpiry: c.Duration("root-expiry")})
 	if err != nil {

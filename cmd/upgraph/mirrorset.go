@@ -11,13 +11,10 @@ import (
 	"github.com/upgraph/upgraph/catalog/catalogset"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/internal/jsonw"
-	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/opcat"
 	"github.com/upgraph/upgraph/tools/path"
-	"github.com/upgraph/upgraph/tree"
 )
 
 func mirrorSetCommand() *cli.Command {
@@ -75,16 +72,11 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	needTree := release || slices.ContainsFunc(args, func(a opcat.Arg) bool { return a.Tree })
-	var src *mirror.Source
-	if needTree {
-		if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
-			return false, err
-		}
-		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
-			return false, fmt.Errorf("--source: %w", err)
-		}
-		defer src.Close()
+	src, closeSrc, err := openCatalogTree(c, needTree, release, log)
+	if err != nil {
+		return false, err
 	}
+	defer closeSrc()
 	rep := &mirrorset.Report{Files: []string{}}
 	if operators {
 		cats, err := opcat.ForInstalls(c.Context, src, args, installs, olm, set != nil, priority, catalogOpts(c, log))
@@ -107,12 +99,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	if c.String("format") == "json" {
-		data, err := jsonw.Indented(rep)
-		if err != nil {
-			return false, err
-		}
-		_, err = c.App.Writer.Write(data)
-		return found, err
+		return found, rep.WriteJSON(c.App.Writer)
 	}
 	return found, rep.WriteText(c.App.Writer, c.String("out"))
 }

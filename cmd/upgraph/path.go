@@ -11,7 +11,6 @@ import (
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/opcat"
 	"github.com/upgraph/upgraph/tools/path"
@@ -187,16 +186,11 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if c.IsSet("catalog-set") {
 		return runCatalogSetPath(c, log, olm, format)
 	}
-	var src *mirror.Source
-	if arg.Tree {
-		if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
-			return false, err
-		}
-		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
-			return false, fmt.Errorf("--source: %w", err)
-		}
-		defer src.Close()
+	src, closeSrc, err := openCatalogTree(c, arg.Tree, false, log)
+	if err != nil {
+		return false, err
 	}
+	defer closeSrc()
 	q := upgrade.Query{Package: c.String("package"), Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
 	r, err := opcat.FindPath(c.Context, src, arg, q, catalogOpts(c, log))
 	if err != nil {
@@ -214,16 +208,11 @@ func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, fo
 	if err != nil {
 		return false, err
 	}
-	var src *mirror.Source
-	if opcat.SetNeedsTree(set, "") {
-		if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
-			return false, err
-		}
-		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
-			return false, fmt.Errorf("--source: %w", err)
-		}
-		defer src.Close()
+	src, closeSrc, err := openCatalogTree(c, opcat.SetNeedsTree(set, ""), false, log)
+	if err != nil {
+		return false, err
 	}
+	defer closeSrc()
 	q := upgrade.Query{Package: c.String("package"), Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
 	r, err := opcat.FindPathInSet(c.Context, src, file, set, c.String("catalog"), q, c.String("catalog-platform"), catalogOpts(c, log))
 	if err != nil {

@@ -79,10 +79,10 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		return err
 	}
 	defer t.Close()
-	if check != nil {
-		// Every file publish reads is checked against index.json, which
-		// this checks against the signed targets.
-		if _, err := check.Verify(c.Context, t, false); err != nil {
+	// Every file publish reads is checked against index.json, which this
+	// checks against the signed targets.
+	if verify := check.Verifier(false); verify != nil {
+		if err := verify(c.Context, t); err != nil {
 			return err
 		}
 	}
@@ -103,13 +103,8 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		err = fmt.Errorf("%w (raise --max-deletes, -1 for no limit)", err)
 	}
 	if rep != nil {
-		if rep.DryRun {
-			if _, werr := rep.Plan.WriteTo(c.App.Writer); werr != nil {
-				return werr
-			}
-		} else {
-			fmt.Fprintf(c.App.Writer, "uploaded %d objects (%d bytes), deleted %d, %d unchanged: %s\n",
-				rep.Uploaded, rep.UploadedBytes, rep.Deleted, rep.Plan.Unchanged, c.Args().Get(1))
+		if werr := rep.WriteText(c.App.Writer, c.Args().Get(1)); werr != nil && rep.DryRun {
+			return werr
 		}
 	}
 	return err

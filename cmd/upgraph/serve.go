@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"math"
@@ -17,7 +16,6 @@ import (
 	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/manifest"
-	"github.com/upgraph/upgraph/tree/s3tree"
 	"github.com/upgraph/upgraph/tree/sign"
 )
 
@@ -148,15 +146,10 @@ func runServe(c *cli.Context, log *slog.Logger) error {
 	if cacheBytes == 0 {
 		cacheBytes = -1 // site.Options: nothing kept
 	}
-	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log}
-	if cfg.trust != nil {
-		opts.Trust = func(ctx context.Context, t tree.Tree) error {
-			_, err := cfg.trust.Verify(ctx, t, true)
-			return err
-		}
-	}
+	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log,
+		Trust: cfg.trust.Verifier(true)}
 	h := site.NewHandler(opts)
-	stop, err := startServing(c, h, cfg, log)
+	stop, err := publish.Start(c.Context, h, publish.Served{Flag: cfg.flag, Location: cfg.source, Kind: cfg.kind, Poll: cfg.poll, Tree: treeOptions(c, log)}, log)
 	if err != nil {
 		// Nothing is left behind: the listener closes, and so does every
 		// generation loaded, with its snapshot.
@@ -166,41 +159,6 @@ func runServe(c *cli.Context, log *slog.Logger) error {
 	}
 	defer stop()
 	return serveUntilDone(c, h, ln, cfg.source, log)
-}
-
-// startServing loads the first generation from the source the flags name
-// and keeps following it; stop releases what that took (after h.Close).
-func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.Logger) (stop func(), err error) {
-	switch cfg.kind {
-	case tree.KindDir:
-		if err := h.Watch(c.Context, cfg.source, cfg.poll); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", cfg.flag, cfg.source, err)
-		}
-		return func() {}, nil
-	case tree.KindS3:
-		// An s3:// tree published with upgraph publish (serve --s3) is
-		// followed every --poll; h's guard applies to each generation.
-		bucket, prefix, err := s3tree.ParseURL(cfg.source)
-		if err != nil {
-			return nil, err
-		}
-		client, err := s3tree.NewClient(c.Context, s3ClientOptions(c))
-		if err != nil {
-			return nil, err
-		}
-		f, err := publish.Follow(c.Context, h, publish.FollowOptions{
-			Client: client, Bucket: bucket, Prefix: prefix, Interval: cfg.poll, Logger: log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return func() {
-			if err := f.Close(); err != nil {
-				log.Warn("removing the S3 cache directory", "err", err)
-			}
-		}, nil
-	}
-	return site.ServeCopy(c.Context, h, cfg.source, treeOptions(c, log), log)
 }
 
 // serveUntilDone says what it serves, then serves h on ln until the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 
 	"github.com/urfave/cli/v2"
@@ -56,4 +57,20 @@ func treeOptions(c *cli.Context, log *slog.Logger) tree.Options {
 // (diff, path, dot).
 func openGraphSource(c *cli.Context, spec string, log *slog.Logger) (*mirror.Source, error) {
 	return mirror.OpenSource(c.Context, spec, mirror.SourceOptions{Tree: treeOptions(c, log), Logger: log})
+}
+
+// openCatalogTree opens --source when a catalog of the tree is read
+// (need), checked first (a graph endpoint only with endpoints, for a
+// release path as well); nil otherwise. closeSrc closes what was opened.
+func openCatalogTree(c *cli.Context, need, endpoints bool, log *slog.Logger) (src *mirror.Source, closeSrc func(), err error) {
+	if !need {
+		return nil, func() {}, nil
+	}
+	if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), endpoints), checkTreeFlags(c)); err != nil {
+		return nil, nil, err
+	}
+	if src, err = openGraphSource(c, c.String("source"), log); err != nil {
+		return nil, nil, fmt.Errorf("--source: %w", err)
+	}
+	return src, func() { src.Close() }, nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/release/validate"
-	"github.com/upgraph/upgraph/tools/opcat"
 )
 
 func validateCommand() *cli.Command {
@@ -122,7 +121,7 @@ func checkValidateCatalog(c *cli.Context) error {
 	if !ok {
 		return err
 	}
-	return opcat.CheckSource("catalog", spec, c.String("catalog-platform"))
+	return generator.CheckCatalogSource("catalog", spec, c.String("catalog-platform"))
 }
 
 // validateLogger is the app's logger, or a default one when the command

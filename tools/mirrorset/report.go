@@ -114,6 +114,17 @@ func writeDir(out string, files []File) error {
 	return os.Rename(tmp, out)
 }
 
+// WriteJSON prints the plan as mirror-set --format json does: the bytes
+// of ReportFile.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	data, err := jsonw.Indented(rep)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
 // WriteText prints the plan for people; out is where the set was written.
 func (rep *Report) WriteText(w io.Writer, out string) error {
 	var b strings.Builder

@@ -18,8 +18,8 @@ import (
 	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/mirrorset"
 )
@@ -59,7 +59,7 @@ func ParseArg(flag, value, platform string) (Arg, error) {
 	} else {
 		a.Spec = value
 	}
-	return a, CheckSource(flag, a.Spec, platform)
+	return a, generator.CheckCatalogSource(flag, a.Spec, platform)
 }
 
 // Load reads a --catalog: from the tree src (only the
@@ -138,7 +138,7 @@ func SetArg(file string, sc *catalogset.Catalog, source, platform string) (Arg, 
 		return a, nil
 	}
 	a.Spec = source
-	return a, CheckSource(a.Flag+" "+sc.Name, source, platform)
+	return a, generator.CheckCatalogSource(a.Flag+" "+sc.Name, source, platform)
 }
 
 // SetNeedsTree reports whether a catalog of the set is read from the tree.
@@ -217,21 +217,4 @@ func HomeCatalog(flag, name, file string, members []upgrade.SetMember, pkg strin
 		return "", fmt.Errorf("no catalog of --catalog-set %s has package %q (it has %s)", file, pkg, strings.Join(all, ", "))
 	}
 	return "", fmt.Errorf("package %q is in catalogs %s of --catalog-set %s: name the one its Subscription uses (spec.source) with --%s NAME", pkg, strings.Join(has, ", "), file, flag)
-}
-
-// CheckSource checks a catalog source as far as it can without
-// reading it: the syntax, a directory or file that exists, an image
-// reference that parses.
-func CheckSource(flag, spec, platform string) error {
-	src, err := source.Parse(spec, source.Options{Client: &registry.Client{}, Platform: platform})
-	if err != nil {
-		return fmt.Errorf("--%s: %w", flag, err)
-	}
-	switch s := src.(type) {
-	case *source.Dir:
-		return cliflag.CheckPath(flag, s.Path, cliflag.WantDir)
-	case *source.File:
-		return cliflag.CheckPath(flag, s.Path, cliflag.WantFile)
-	}
-	return nil
 }

@@ -72,32 +72,6 @@ func TestParseArg(t *testing.T) {
 	}
 }
 
-func TestCheckSource(t *testing.T) {
-	dir := catalogDir(t)
-	file := filepath.Join(dir, "catalog.json")
-	for _, tc := range []struct{ spec, err string }{
-		{dir, ""},
-		{"dir:" + dir, ""},
-		{"file:" + file, ""},
-		{"quay.io/ops/index:v1", ""},
-		{"file:" + dir, "--catalog " + dir + ": not a regular file"},
-		{"dir:" + file, "--catalog " + file + ": not a directory"},
-	} {
-		if got := errText(CheckSource("catalog", tc.spec, "")); got != tc.err {
-			t.Errorf("CheckSource(%q) = %q, want %q", tc.spec, got, tc.err)
-		}
-	}
-	// Whatever source.Parse refuses is refused naming the flag.
-	bad := "image:"
-	_, perr := source.Parse(bad, source.Options{Client: &registry.Client{}})
-	if perr == nil {
-		t.Fatalf("source.Parse(%q) accepted it", bad)
-	}
-	if got, want := errText(CheckSource("catalog", bad, "")), "--catalog: "+perr.Error(); got != want {
-		t.Errorf("CheckSource(%q) = %q, want %q", bad, got, want)
-	}
-}
-
 func TestReadSet(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string {
