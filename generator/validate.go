@@ -2,13 +2,18 @@ package generator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/upgraph/upgraph/catalog/model"
 	catsource "github.com/upgraph/upgraph/catalog/source"
+	"github.com/upgraph/upgraph/internal/english"
+	"github.com/upgraph/upgraph/internal/problem"
 	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/release/validate"
 )
@@ -59,4 +64,47 @@ func ValidateCatalog(ctx context.Context, spec string, opts catsource.Options, l
 		return nil, false, fmt.Errorf("--catalog: %w", err)
 	}
 	return lc.Problems, lc.Blobs == 0 && lc.Problems.Count(model.Error) == 0, nil
+}
+
+// Validation is what upgraph validate found: the problems of graph-data
+// (named GraphData; "" when not validated) and of a catalog (Catalog).
+type Validation struct {
+	GraphData, Catalog string
+	GraphDataProblems  validate.Problems
+	CatalogProblems    model.Problems
+	// CatalogEmpty: the catalog has no blob at all (ValidateCatalog).
+	CatalogEmpty bool
+}
+
+// Problems is the one list validate prints: graph-data's problems, then
+// the catalog's, which have the same fields and may name what they are
+// about.
+func (v *Validation) Problems() problem.Problems {
+	switch {
+	case v.Catalog == "":
+		return v.GraphDataProblems
+	case v.GraphData == "":
+		return v.CatalogProblems
+	}
+	return append(slices.Clip(v.GraphDataProblems), v.CatalogProblems...)
+}
+
+// Err says why validation fails, input by input (errors and warnings
+// counted; a catalog without any blob, which generate refuses); nil when
+// it passes.
+func (v *Validation) Err() error {
+	var failed []string
+	if n := v.GraphDataProblems.Count(validate.Error); n > 0 {
+		failed = append(failed, fmt.Sprintf("graph-data %s: %s, %s", v.GraphData, english.Count(n, "error"), english.Count(v.GraphDataProblems.Count(validate.Warning), "warning")))
+	}
+	if n := v.CatalogProblems.Count(model.Error); n > 0 {
+		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", v.Catalog, english.Count(n, "error"), english.Count(v.CatalogProblems.Count(model.Warning), "warning")))
+	}
+	if v.CatalogEmpty {
+		failed = append(failed, fmt.Sprintf("catalog %s: no blob at all (an empty directory or file): no package to publish", v.Catalog))
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
+	}
+	return nil
 }

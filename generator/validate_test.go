@@ -79,3 +79,37 @@ func TestValidateGraphData(t *testing.T) {
 		}
 	}
 }
+
+func TestValidation(t *testing.T) {
+	gdErr := validate.Problem{File: "channels/a.yaml", Severity: validate.Error, Rule: "R", Message: "bad"}
+	catWarn := model.Problem{File: "p/catalog.json", Severity: model.Warning, Rule: "L", Message: "odd"}
+	catErr := model.Problem{File: "p/catalog.json", Severity: model.Error, Rule: "F", Message: "wrong"}
+	for _, tc := range []struct {
+		name      string
+		v         Validation
+		wantCount int
+		wantErr   string
+	}{
+		{name: "clean graph-data", v: Validation{GraphData: "gd"}},
+		{name: "graph-data error", v: Validation{GraphData: "gd", GraphDataProblems: validate.Problems{gdErr}}, wantCount: 1,
+			wantErr: "graph-data gd: 1 error, 0 warnings"},
+		{name: "catalog warning only", v: Validation{Catalog: "cat", CatalogProblems: model.Problems{catWarn}}, wantCount: 1},
+		{name: "both failing", v: Validation{GraphData: "gd", Catalog: "cat", GraphDataProblems: validate.Problems{gdErr}, CatalogProblems: model.Problems{catErr, catWarn}},
+			wantCount: 3, wantErr: "graph-data gd: 1 error, 0 warnings; catalog cat: 1 error, 1 warning"},
+		{name: "empty catalog", v: Validation{Catalog: "cat", CatalogEmpty: true},
+			wantErr: "catalog cat: no blob at all (an empty directory or file): no package to publish"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if n := len(tc.v.Problems()); n != tc.wantCount {
+				t.Errorf("%d problems, want %d", n, tc.wantCount)
+			}
+			got := ""
+			if err := tc.v.Err(); err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantErr {
+				t.Errorf("Err = %q, want %q", got, tc.wantErr)
+			}
+		})
+	}
+}

@@ -38,15 +38,10 @@ func dotCommand() *cli.Command {
 				return dotCatalog(c, log)
 			}
 			channel, arch := c.String("channel"), c.String("arch")
-			switch {
-			case channel == "":
+			if channel == "" {
 				return fmt.Errorf("--channel is required")
-			case !policy.ChannelPattern.MatchString(channel):
-				return fmt.Errorf("--channel %q does not match %s", channel, policy.ChannelPattern)
-			case !policy.ArchPattern.MatchString(arch):
-				return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 			}
-			if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
+			if err := cliflag.FirstError(path.CheckGraph(channel, arch), tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 				return err
 			}
 			src, err := openGraphSource(c, c.String("source"), log)

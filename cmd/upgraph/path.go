@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -120,13 +119,7 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err := path.WriteWithCluster(c.App.Writer, format, "path", r, avail); err != nil {
 		return false, err
 	}
-	if !r.Found && !req.ViaEUS {
-		if tree, ok := path.Channels(src); ok {
-			if eus := path.EUSChannels(tree, req.From, req.To); len(eus) > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "hint: --via-eus also searches %s\n", strings.Join(eus, ", "))
-			}
-		}
-	}
+	fmt.Fprint(c.App.ErrWriter, path.Hint(src, req, r))
 	return r.Found, nil
 }
 

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/model"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/source"
-	"github.com/upgraph/upgraph/release/validate"
 )
 
 func validateCommand() *cli.Command {
@@ -52,56 +46,30 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var gdProblems validate.Problems
-	if c.String("graph-data") != "" {
+	v := generator.Validation{GraphData: c.String("graph-data"), Catalog: c.String("catalog")}
+	if v.GraphData != "" {
 		srcOpts, err := sourceOptions(c, log)
 		if err != nil {
 			return err
 		}
-		if gdProblems, err = generator.ValidateGraphData(c.Context, c.String("graph-data"), c.String("releases"), srcOpts); err != nil {
+		if v.GraphDataProblems, err = generator.ValidateGraphData(c.Context, v.GraphData, c.String("releases"), srcOpts); err != nil {
 			return err
 		}
 	}
-	var catProblems model.Problems
-	catEmpty := false
-	if spec := c.String("catalog"); spec != "" {
+	if v.Catalog != "" {
 		opts, err := catalogOptions(c, log)
 		if err != nil {
 			return err
 		}
-		if catProblems, catEmpty, err = generator.ValidateCatalog(c.Context, spec, opts, log); err != nil {
+		if v.CatalogProblems, v.CatalogEmpty, err = generator.ValidateCatalog(c.Context, v.Catalog, opts, log); err != nil {
 			return err
 		}
 	}
-	switch {
-	case c.String("catalog") == "":
-		err = writeFormat(c, format, gdProblems.WriteText, gdProblems.WriteJSON)
-	case c.String("graph-data") == "":
-		err = writeFormat(c, format, catProblems.WriteText, catProblems.WriteJSON)
-	default:
-		// One list: graph-data's problems, then the catalog's, which
-		// have the same fields and may name what they are about.
-		all := append(slices.Clip(gdProblems), catProblems...)
-		err = writeFormat(c, format, all.WriteText, all.WriteJSON)
-	}
-	if err != nil {
+	ps := v.Problems()
+	if err := writeFormat(c, format, ps.WriteText, ps.WriteJSON); err != nil {
 		return err
 	}
-	var failed []string
-	if n := gdProblems.Count(validate.Error); n > 0 {
-		failed = append(failed, fmt.Sprintf("graph-data %s: %s, %s", c.String("graph-data"), english.Count(n, "error"), english.Count(gdProblems.Count(validate.Warning), "warning")))
-	}
-	if n := catProblems.Count(model.Error); n > 0 {
-		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", c.String("catalog"), english.Count(n, "error"), english.Count(catProblems.Count(model.Warning), "warning")))
-	}
-	if catEmpty {
-		// As generate refuses it: a catalog without a package.
-		failed = append(failed, fmt.Sprintf("catalog %s: no blob at all (an empty directory or file): no package to publish", c.String("catalog")))
-	}
-	if len(failed) > 0 {
-		return errors.New(strings.Join(failed, "; "))
-	}
-	return nil
+	return v.Err()
 }
 
 // writeFormat writes in the format asked for (text or json).

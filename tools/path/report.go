@@ -26,16 +26,25 @@ type Request struct {
 // the first value that is wrong: --channel and --arch against the
 // patterns a tree's names follow, then --from and --to as versions.
 func (r Request) Check() error {
-	if !policy.ChannelPattern.MatchString(r.Channel) {
-		return fmt.Errorf("--channel %q does not match %s", r.Channel, policy.ChannelPattern)
-	}
-	if !policy.ArchPattern.MatchString(r.Arch) {
-		return fmt.Errorf("--arch %q does not match %s", r.Arch, policy.ArchPattern)
+	if err := CheckGraph(r.Channel, r.Arch); err != nil {
+		return err
 	}
 	for _, v := range []struct{ flag, value string }{{"from", r.From}, {"to", r.To}} {
 		if _, err := version.Parse(v.value); err != nil {
 			return fmt.Errorf("--%s: %w", v.flag, err)
 		}
+	}
+	return nil
+}
+
+// CheckGraph checks --channel and --arch, which name a graph of a tree,
+// against the patterns a tree's names follow.
+func CheckGraph(channel, arch string) error {
+	if !policy.ChannelPattern.MatchString(channel) {
+		return fmt.Errorf("--channel %q does not match %s", channel, policy.ChannelPattern)
+	}
+	if !policy.ArchPattern.MatchString(arch) {
+		return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 	}
 	return nil
 }
