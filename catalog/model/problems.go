@@ -1,9 +1,6 @@
 package model
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/upgraph/upgraph/internal/problem"
 )
 
@@ -25,16 +22,8 @@ const (
 )
 
 // sortProblems orders problems by file, line, rule (in Rules order),
-// message and subject, and drops exact duplicates.
-func sortProblems(ps Problems) Problems {
-	slices.SortFunc(ps, func(a, b Problem) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
-			cmp.Compare(ruleRank(a.Rule), ruleRank(b.Rule)), cmp.Compare(a.Message, b.Message),
-			cmp.Compare(a.Package, b.Package), cmp.Compare(a.Channel, b.Channel), cmp.Compare(a.Bundle, b.Bundle),
-			cmp.Compare(a.Severity, b.Severity))
-	})
-	return slices.Compact(ps)
-}
+// message and subject, and drops exact duplicates (internal/problem).
+func sortProblems(ps Problems) Problems { return ruleOrder.Sort(ps) }
 
 // Rule describes one check.
 type Rule struct {
@@ -124,17 +113,5 @@ var Rules = []Rule{
 	{RuleV1Refused, Warning, "a bundle declaring olm.package.required, olm.gvk.required or olm.constraint is refused by OLM v1 whenever it is the resolved bundle (operator-controller's NoDependencyValidation, no fallback): OLM v1 never installs or updates to it"},
 }
 
-var ruleRanks = func() map[string]int {
-	m := map[string]int{}
-	for i, r := range Rules {
-		m[r.ID] = i
-	}
-	return m
-}()
-
-func ruleRank(id string) int {
-	if r, ok := ruleRanks[id]; ok {
-		return r
-	}
-	return len(Rules)
-}
+// ruleOrder ranks the rules in Rules order.
+var ruleOrder = problem.OrderOf(Rules, func(r Rule) string { return r.ID })

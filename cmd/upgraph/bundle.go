@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -12,7 +11,6 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/airgap"
 	"github.com/upgraph/upgraph/tree"
@@ -22,30 +20,9 @@ import (
 
 func mirrorTreeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "mirror",
-		Usage: "copy a tree, or part of it, for an air-gapped site: as a directory or one .tar.gz bundle",
-		Description: `Reads SRC, keeps the channels and arches selected, rewrites payload pull
-specs to their mirrors, renders the graphs again (so index.json and every
-digest describe what is written) and writes a tree (atomically) or a
-deterministic bundle with a sha256sum file beside it (FILE.sha256).
-
-SRC is ` + locationHelp + `; name an endpoint's channels with --channels. Release signatures of the releases kept are
-carried over from trees, and so is the static viewer (index.html,
-viewer/) when the source tree has it (graph endpoints: always);
---no-viewer leaves it out, --viewer adds it. --payload-mirror SRC=DST replaces the repository
-prefix SRC by DST, longest match first, keeping digests:
-  quay.io/openshift-release-dev=registry.local:5000/ocp
-The tree's operator catalogs are carried too (--catalog and --package
-select them), their bundle and related images rewritten by the same
---payload-mirror rules, and rendered again; their source is recorded
-with the prefix "mirror:" (docs/operators.md).
-
---trust ROOT.json requires SRC to be a tree signed under that root (see
-verify --trust, docs/signing.md) and refuses it otherwise, before reading
-anything else from it. The mirror is rendered again, so it is a new
-generation: the source's signatures cannot carry over. --sign KEYDIR
-signs it with the site's own keys (tuf/ in the tree or the bundle), each
-version one more than --out's previous signed generation.`,
+		Name:        "mirror",
+		Usage:       "copy a tree, or part of it, for an air-gapped site: as a directory or one .tar.gz bundle",
+		Description: help("mirror"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
@@ -105,7 +82,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 		return err
 	}
 	if err := cliflag.FirstError(
-		checkTreeSource("--from", c.String("from"), true), cliflag.CheckOutputDir(c, "out"), cliflag.CheckOutputFile(c, "bundle"),
+		tree.CheckLocation("--from", c.String("from"), true), cliflag.CheckOutputDir(c, "out"), cliflag.CheckOutputFile(c, "bundle"),
 		cliflag.CheckList(c, "arch", archName), cliflag.CheckList(c, "channels", channelName), checkWorkers(c), checkTreeFlags(c),
 		checkNonEmpty(c, "catalog"), cliflag.CheckList(c, "catalog", catviews.CheckName), checkNonEmpty(c, "package"), cliflag.CheckList(c, "package", nil),
 	); err != nil {
@@ -130,12 +107,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if check != nil {
-		opts.Verify = func(ctx context.Context, t tree.Tree) error {
-			_, err := check.Verify(ctx, t, false)
-			return err
-		}
-	}
+	opts.Verify = check.Verifier(false)
 	// The versions follow a tree output's previous generation; a bundle
 	// has none to follow (a scratch directory is signed).
 	prev := ""
@@ -156,13 +128,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 	m := res.Manifest
 	log.Info("mirrored", "from", opts.From, "channels", len(m.Channels), "arches", len(m.Arches),
 		"payloadsRewritten", res.Rewrite.Rewritten, "signatures", m.Counts.Signatures, "duration", time.Since(start).Round(time.Millisecond))
-	if res.Bundle != nil {
-		fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, sha256 %s (%d files, %d channel × arch graphs%s)\n",
-			res.Bundle.Path, res.Bundle.Size, res.Bundle.SHA256, m.Counts.Files, m.Counts.Graphs, mirroredCatalogs(res.Catalogs))
-		return nil
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %d files (%d channel × arch graphs%s) to %s\n", m.Counts.Files, m.Counts.Graphs, mirroredCatalogs(res.Catalogs), opts.Out)
-	return nil
+	return res.WriteText(c.App.Writer, opts.Out)
 }
 
 // checkNonEmpty refuses a list flag given with nothing in it.
@@ -173,40 +139,14 @@ func checkNonEmpty(c *cli.Context, name string) error {
 	return nil
 }
 
-// mirroredCatalogs is what mirror says it wrote of the catalogs ("" for
-// none).
-func mirroredCatalogs(cats []airgap.CatalogResult) string {
-	var s string
-	for _, c := range cats {
-		s += fmt.Sprintf("; catalog %s: %s, %s, %s, %s rewritten", c.Name, english.Count(c.Packages, "package"),
-			english.Count(c.Channels, "channel"), english.Count(c.Bundles, "bundle"), english.Count(c.Images, "image"))
-	}
-	return s
-}
-
 func verifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "verify",
-		Usage:     "check a tree, wherever it lives, against its index.json",
-		ArgsUsage: "LOCATION",
-		Description: `Checks that index.json is consistent and that every file it lists is there
-with its size and sha256. LOCATION is a tree directory, a bundle, an http(s)
-host publishing a tree, an s3://BUCKET/PREFIX, an oci://REGISTRY/REPO:TAG (or
-@sha256:DIGEST) pushed with upgraph push, or an OCI layout holding one
-(oci-layout:DIR[:TAG]). A directory must hold nothing unlisted; a bundle must
-match LOCATION.sha256 when that file exists; an image's layer must have its
-digest and index.json the digest its annotation names. Every bad file is
-named; the exit status is 1 if there is any.
-
---trust ROOT.json (the root of upgraph keys init, or one a publisher
-handed out) also runs TUF's client workflow over the tree's tuf/ (see
-docs/signing.md): the root chain from ROOT.json, thresholds, expiry
-against now, versions no older than those in --state FILE (raised on
-success), and every file against the signed targets. A refusal names the
-threat it stops: tamper, mix-and-match, rollback, freeze, wrong-key,
-root-rotation, or unsigned.`,
-		Flags:  append(treeFlags(), trustFlags()...),
-		Action: withLog(runVerify),
+		Name:        "verify",
+		Usage:       "check a tree, wherever it lives, against its index.json",
+		ArgsUsage:   "LOCATION",
+		Description: help("verify"),
+		Flags:       append(treeFlags(), trustFlags()...),
+		Action:      withLog(runVerify),
 	}
 }
 
@@ -215,43 +155,17 @@ func runVerify(c *cli.Context, log *slog.Logger) error {
 		return fmt.Errorf("verify: want one LOCATION, got %d arguments (flags go before it)", c.NArg())
 	}
 	p := c.Args().First()
-	if err := cliflag.FirstError(checkTreeSource("LOCATION", p, false), checkTreeFlags(c)); err != nil {
+	if err := cliflag.FirstError(tree.CheckLocation("LOCATION", p, false), checkTreeFlags(c)); err != nil {
 		return err
 	}
 	check, err := trustCheck(c)
 	if err != nil {
 		return err
 	}
-	signed := ""
-	if check != nil {
-		// The metadata first, and index.json against targets: a refusal
-		// names the threat. The files are read once, by tree.Verify.
-		v, err := check.VerifyLocation(c.Context, p, treeOptions(c, log), false)
-		if err != nil {
-			return err
-		}
-		signed = fmt.Sprintf(", signed (root %d, targets %d, snapshot %d, timestamp %d)", v.Root, v.Targets, v.Snapshot, v.Timestamp)
-	}
-	loc, sum, err := tree.Verify(c.Context, p, treeOptions(c, log))
-	if err != nil && check != nil {
-		// index.json is the one targets signs: a file that does not
-		// match it does not match targets.
-		return fmt.Errorf("%s refused (%s, TUF §5.7.3): files differ from the signed targets (a changed file, or one of another generation): %w", p, sign.Tamper, err)
-	}
+	line, err := sign.VerifyTree(c.Context, p, treeOptions(c, log), check)
 	if err != nil {
 		return err
 	}
-	m := sum.Manifest
-	what := loc.Kind.String()
-	switch {
-	case loc.Kind == tree.KindDir:
-		what = "tree"
-	case sum.Checksummed:
-		what = "bundle, checksum file matches"
-	case loc.Kind == tree.KindBundle:
-		what = "bundle, no checksum file"
-	}
-	fmt.Fprintf(c.App.Writer, "ok %s (%s%s): %d files, %d bytes, %d channel × arch graphs, generated %s\n",
-		p, what, signed, m.Counts.Files, m.Counts.Bytes, m.Counts.Graphs, m.GeneratedAt)
-	return nil
+	_, err = fmt.Fprint(c.App.Writer, line)
+	return err
 }

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/upgraph/upgraph/catalog/catalogset"
 	"github.com/upgraph/upgraph/catalog/source"
-	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
-	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/tools/opcat"
 )
 
 // catalogPlatformFlag chooses the image of a multi-platform catalog index.
@@ -23,74 +22,25 @@ func catalogPlatformFlag() cli.Flag {
 }
 
 // catalogSpecs parses generate's --catalog values and --catalog-set
-// file; nil when none is given.
+// file (generator.ParseCatalogSpecs); nil when none is given.
 func catalogSpecs(c *cli.Context) ([]generator.CatalogSpec, error) {
 	values := c.StringSlice("catalog")
 	if c.IsSet("catalog") && len(values) == 0 {
 		return nil, errors.New("--catalog: empty value; want NAME=SOURCE")
 	}
-	var out []generator.CatalogSpec
-	seen := map[string]bool{}
+	var set *catalogset.Set
 	if c.IsSet("catalog-set") {
-		file := c.String("catalog-set")
-		set, err := readCatalogSet(file)
-		if err != nil {
+		var err error
+		if set, err = opcat.ReadSet(c.String("catalog-set")); err != nil {
 			return nil, err
 		}
-		for _, sc := range set.Catalogs {
-			if sc.Source == "" {
-				return nil, fmt.Errorf("--catalog-set %s: line %d: catalog %s: generate needs one source, not minors", file, sc.Line, sc.Name)
-			}
-			seen[sc.Name] = true
-			out = append(out, generator.CatalogSpec{Name: sc.Name, Source: sc.Source, Priority: sc.Priority, InSet: true})
-		}
 	}
-	for _, v := range values {
-		name, spec, ok := strings.Cut(strings.TrimSpace(v), "=")
-		if !ok {
-			return nil, fmt.Errorf("--catalog %q: want NAME=SOURCE, e.g. community=registry.example.com/redhat/community-operator-index:v4.21", v)
-		}
-		if err := catviews.CheckName(name); err != nil {
-			return nil, fmt.Errorf("--catalog %q: %w", v, err)
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("--catalog: catalog name %q given twice (or also in --catalog-set)", name)
-		}
-		seen[name] = true
-		if spec == "" {
-			return nil, fmt.Errorf("--catalog %q: no source after '='; want %s", v, source.Syntax)
-		}
-		out = append(out, generator.CatalogSpec{Name: name, Source: spec})
-	}
-	return out, nil
-}
-
-// checkCatalogSource checks a catalog source as far as it can without
-// reading it: the syntax, a directory or file that exists, an image
-// reference that parses.
-func checkCatalogSource(flag, spec, platform string) error {
-	src, err := source.Parse(spec, source.Options{Client: &registry.Client{}, Platform: platform})
-	if err != nil {
-		return fmt.Errorf("--%s: %w", flag, err)
-	}
-	switch s := src.(type) {
-	case *source.Dir:
-		return cliflag.CheckPath(flag, s.Path, cliflag.WantDir)
-	case *source.File:
-		return cliflag.CheckPath(flag, s.Path, cliflag.WantFile)
-	}
-	return nil
+	return generator.ParseCatalogSpecs(c.String("catalog-set"), set, values)
 }
 
 // checkCatalogPlatform checks --catalog-platform.
 func checkCatalogPlatform(c *cli.Context) error {
-	if _, err := source.ParsePlatform(c.String("catalog-platform")); err != nil || c.String("catalog-platform") == "" {
-		if err == nil {
-			err = errors.New("empty value (leave the flag out for " + source.DefaultPlatform + ")")
-		}
-		return fmt.Errorf("--catalog-platform: %w", err)
-	}
-	return nil
+	return generator.CheckCatalogPlatform(c.String("catalog-platform"))
 }
 
 // checkGenerateCatalogs checks generate's --catalog and --catalog-platform.
@@ -102,12 +52,7 @@ func checkGenerateCatalogs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range specs {
-		if err := checkCatalogSource("catalog", s.Source, c.String("catalog-platform")); err != nil {
-			return fmt.Errorf("%w (in --catalog %s=%s)", err, s.Name, s.Source)
-		}
-	}
-	return nil
+	return generator.CheckCatalogSpecs(specs, c.String("catalog-platform"))
 }
 
 // catalogOptions are the options of catalog sources: the registry flags
@@ -134,6 +79,12 @@ func catalogOptions(c *cli.Context, log *slog.Logger) (source.Options, error) {
 		opts.CacheDir = dir
 	}
 	return opts, nil
+}
+
+// catalogOpts is catalogOptions for a library that reads a catalog
+// source: called only when one is read.
+func catalogOpts(c *cli.Context, log *slog.Logger) func() (source.Options, error) {
+	return func() (source.Options, error) { return catalogOptions(c, log) }
 }
 
 // catalogSourceSyntax describes catalog sources, for help texts.

@@ -8,41 +8,16 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/internal/cliflag"
+	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/diff"
 )
 
 func diffCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "diff",
-		Usage:     "compare the update graphs two trees or endpoints serve, channel × arch by channel × arch, and their operator catalogs",
-		ArgsUsage: "OLD NEW",
-		Description: `OLD and NEW are each ` + locationHelp + `.
-An endpoint cannot list its channels: they come from the other side's
-index.json, or from --channels.
-
-Reports channels and arches added or removed, and for each channel × arch
-graph: nodes added, removed or changed (payload, metadata key by key), edges
-added or removed, conditional edges by their risks, and risks by name.
-
-Trees with operator catalogs (generate --catalog) are compared catalog by
-catalog (index.json's catalogs, then each catalog.json and graph file, read
-verified): catalogs and packages added or removed, a package's default
-channel changed, channels added or removed, and per channel the head moved,
-bundles and typed edges added or removed, new deprecations (package, channel,
-bundle), installs newly stranded: entries from which OLM v0 reached the
-channel head in OLD and does not in NEW (next/P/CH/B.json's
-olmV0.reachesHead; with the Prohibited bundle, legacy olm.deprecated, its
-updates now stop before, when that is why), and installs newly refused by OLM
-v1: entries whose OLM v1 resolution picks, in NEW, a bundle that declares
-olm.package.required, olm.gvk.required or olm.constraint, which
-operator-controller refuses with no fallback (olmV1.refusal; it was not
-refused in OLD). --channels and --arch select release graphs only.
-
---trust ROOT.json requires both to be trees signed under that root
-(verify --trust, docs/signing.md) and refuses either otherwise, naming the
-threat.
-
-Exits 0 when there is no difference, 1 when there are, 2 on trouble.`,
+		Name:        "diff",
+		Usage:       "compare the update graphs two trees or endpoints serve, channel × arch by channel × arch, and their operator catalogs",
+		ArgsUsage:   "OLD NEW",
+		Description: help("diff"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: string(diff.Text), Usage: "text, markdown (a pull-request comment: a summary table and a collapsed section per graph) or json"},
 			&cli.StringSliceFlag{Name: "channels", Usage: "only these channels (comma-separated or repeated); needed when neither side has an index.json"},
@@ -75,26 +50,12 @@ func runDiff(c *cli.Context, log *slog.Logger) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var sides [2]*diff.Source
-	for i, spec := range c.Args().Slice() {
-		what := []string{"OLD", "NEW"}[i]
-		if err := checkTreeSource(what, spec, true); err != nil {
-			return false, err
-		}
-		if sides[i], err = openGraphSource(c, spec, log); err != nil {
-			return false, err
-		}
-		defer sides[i].Close()
-		if check == nil {
-			continue
-		}
-		if !sides[i].IsTree() {
-			return false, fmt.Errorf("--trust: %s %s is a graph endpoint, which carries no TUF metadata to verify", what, spec)
-		}
-		if _, err := check.Verify(c.Context, sides[i].Tree, false); err != nil {
-			return false, err
-		}
+	sides, closeSides, err := diff.OpenSides(c.Context, [2]string{c.Args().Get(0), c.Args().Get(1)},
+		mirror.SourceOptions{Tree: treeOptions(c, log), Logger: log}, check.Verifier(false))
+	if err != nil {
+		return false, err
 	}
+	defer closeSides()
 	r, err := diff.Compare(c.Context, sides[0], sides[1], diff.Options{
 		Channels: cliflag.List(c, "channels"), Arches: cliflag.List(c, "arch"), Workers: c.Int("workers"),
 	})

@@ -11,54 +11,14 @@ import (
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/dot"
 	"github.com/upgraph/upgraph/tools/path"
+	"github.com/upgraph/upgraph/tree"
 )
 
 func dotCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "dot",
-		Usage: "draw a channel × arch update graph, or an operator package's, in Graphviz's DOT language (or Mermaid)",
-		Description: `Prints the --channel × --arch graph that --source serves (` + locationHelp + `)
-as a DOT digraph, e.g. for
-
-    upgraph dot --channel stable-4.16 --source out | dot -Tsvg > stable-4.16.svg
-
-Nodes are releases, labelled by version. Update edges are solid; conditional
-edges are dashed, labelled with their risk names (the SVG tooltip adds the
-risk messages and links to the first risk's URL).
-
---blocked adds, dotted grey, the edges graph-data removes, derived from the
-removal metadata the graph still carries on each release:
-previous.remove_regex (blocked edges and conditional risks; matched against
-the version with the arch as build, as upstream matches it), previous.remove
-and next.remove; a regex or "*" only names releases older than the target, of
-its minor or the one before. Pairs the graph serves as an edge or a
-conditional edge are not repeated. The graph does not say which edges the
-releases' own metadata had, so a dotted edge is one graph-data would remove,
-not proof that it existed.
-
-Output is deterministic: nodes by version, edges sorted.
-
-With --catalog and --package it draws an operator package of that catalog
-of the tree (generate --catalog): the --channel graph (graph/P/CH.json), or
-without --channel the package's cross-channel view (graph/P.json), e.g.
-
-    upgraph dot --catalog community --package etcd --channel alpha --source out
-
-Nodes are bundles labelled name and version; the channel head has a double
-border, deprecated bundles are filled orange, bundles OLM v0 skips have a red
-border. Edges run from the bundle a cluster runs to the one it may move to:
-replaces solid, skips dashed, skipRange dotted and labelled with the range.
-
---format mermaid draws a Mermaid flowchart instead, with the conventions of
-opm alpha render-graph (graph LR, a subgraph per package and per channel,
-edges labelled replace, skip and "skipRange(<range>)", classDefs deprecated,
-skipped and deprecatedskipped, skipped links red and dashed) for --channel or
-every channel of the package; "skipped" is OLM v0's verdict (skippedByV0).
-Names are escaped into node ids (bytes as _HH but letters, digits, '.' not
-first and '-' between letters or digits) and labels (", # and control
-characters as Mermaid entity codes).
-There is no size limit: raise Mermaid's maxTextSize (default 30,000
-characters) to render a large package.`,
+		Name:        "dot",
+		Usage:       "draw a channel × arch update graph, or an operator package's, in Graphviz's DOT language (or Mermaid)",
+		Description: help("dot"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "channel", Usage: "the channel, e.g. stable-4.16 (required without --catalog); with --catalog, a channel of --package (optional)"},
 			&cli.StringFlag{Name: "arch", Value: policy.DefaultArch, Usage: "the architecture"},
@@ -78,15 +38,10 @@ characters) to render a large package.`,
 				return dotCatalog(c, log)
 			}
 			channel, arch := c.String("channel"), c.String("arch")
-			switch {
-			case channel == "":
+			if channel == "" {
 				return fmt.Errorf("--channel is required")
-			case !policy.ChannelPattern.MatchString(channel):
-				return fmt.Errorf("--channel %q does not match %s", channel, policy.ChannelPattern)
-			case !policy.ArchPattern.MatchString(arch):
-				return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
 			}
-			if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
+			if err := cliflag.FirstError(path.CheckGraph(channel, arch), tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c)); err != nil {
 				return err
 			}
 			src, err := openGraphSource(c, c.String("source"), log)
@@ -125,7 +80,7 @@ func dotCatalog(c *cli.Context, log *slog.Logger) error {
 	case c.IsSet("arch") || c.IsSet("blocked"):
 		return fmt.Errorf("--arch and --blocked are for release graphs, not with --catalog")
 	}
-	if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
+	if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
 		return err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)

@@ -14,19 +14,14 @@ import (
 
 func edgeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "edge",
-		Usage: "print configurations that serve a tree without Go: nginx, CloudFront",
-		Description: `Prints what answers the graph API of upgraph serve (and, with nginx, its
-signatures and tree files), and catalogd's API for the tree's operator
-catalogs, from a generated tree on hosts that cannot run Go. See site/edge/README.md for the setup and for what
-they answer differently.`,
+		Name:        "edge",
+		Usage:       "print configurations that serve a tree without Go: nginx, CloudFront",
+		Description: help("edge"),
 		Subcommands: []*cli.Command{
 			{
-				Name:  "nginx",
-				Usage: "print an nginx configuration serving the tree at --root",
-				Description: `By default prints the maps and the server block for an existing http block
-(e.g. /etc/nginx/conf.d/upgraph.conf). With --full, prints a whole nginx.conf
-to run as: nginx -c FILE -p PREFIX.`,
+				Name:        "nginx",
+				Usage:       "print an nginx configuration serving the tree at --root",
+				Description: help("edge-nginx"),
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "root", Required: true, Usage: "tree written by upgraph generate (made absolute)"},
 					&cli.StringFlag{Name: "listen", Value: "8080", Usage: "argument of nginx's listen directive"},
@@ -43,18 +38,9 @@ to run as: nginx -c FILE -p PREFIX.`,
 				Action: runEdgeNginx,
 			},
 			{
-				Name:  "cloudfront",
-				Usage: "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
-				Description: `Prints the function answering the graph API; with --catalogs, the one
-answering catalogd's API for the operator catalogs of the tree at --root,
-for the cache behaviour /catalogs/* (docs/operators.md). That function
-lists the tree's catalogs, to answer any other 404 as catalogd does: print
-it again when the tree's catalogs change.
-
-For a tree with phased rollouts (--root without --catalogs), the graph
-function reads the tree's per-bucket copies from a CloudFront
-KeyValueStore: --kvs FILE writes the store's import file, to load into
-the store with each generation (docs/rollouts.md).`,
+				Name:        "cloudfront",
+				Usage:       "print the CloudFront Function (viewer request, cloudfront-js-2.0)",
+				Description: help("edge-cloudfront"),
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "catalogs", Usage: "print the function for catalogd's API (/catalogs/*) instead (needs --root)"},
 					&cli.StringFlag{Name: "root", Usage: "tree written by upgraph generate: with --catalogs, the one whose catalogs the function serves; without, one with phased rollouts (docs/rollouts.md), whose per-bucket copies the graph function serves"},

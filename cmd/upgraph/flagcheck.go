@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -14,7 +13,7 @@ import (
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/policy"
-	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -44,40 +43,13 @@ func archName(s string) error {
 	return nil
 }
 
-// checkReleases checks --releases, a release source (source.Kinds, or
-// with mirrors cincinnati:URL), as far as it can without reading it: the
-// kind, the path a kind reads, a registry repository's name.
+// checkReleases checks --releases (generator.CheckReleases).
 func checkReleases(c *cli.Context, mirrors bool) error {
 	spec, ok, err := cliflag.Given(c, "releases")
 	if !ok {
 		return err
 	}
-	if endpoint, ok := strings.CutPrefix(spec, generator.MirrorPrefix); ok && mirrors {
-		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--releases: release source %q: want %sURL, an http:// or https:// URL with a host", spec, generator.MirrorPrefix)
-		}
-		return nil
-	}
-	kinds := source.Kinds
-	if mirrors {
-		kinds += ", or " + generator.MirrorPrefix + "URL"
-	}
-	kind, arg, ok := strings.Cut(spec, ":")
-	if !ok || arg == "" {
-		return fmt.Errorf("--releases: release source %q: want KIND:ARG, one of %s", spec, kinds)
-	}
-	switch kind {
-	case "graph":
-		return cliflag.CheckPath("releases", arg, cliflag.WantFile)
-	case "metadata", "oci":
-		return cliflag.CheckPath("releases", arg, cliflag.WantDir)
-	case "registry":
-		if _, err := (&registry.Client{}).Repository(arg); err != nil {
-			return fmt.Errorf("--releases: %w", err)
-		}
-		return nil
-	}
-	return fmt.Errorf("--releases: release source %q: unknown kind %q, want one of %s", spec, kind, kinds)
+	return generator.CheckReleases(spec, mirrors)
 }
 
 // checkGraphData checks --graph-data: a directory, a .tar.gz, or, with
@@ -97,7 +69,7 @@ func checkGraphData(c *cli.Context, images bool) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("--graph-data: %w", err)
-	case !st.IsDir() && !cliflag.IsGzip(spec):
+	case !st.IsDir() && !tree.IsGzip(spec):
 		return fmt.Errorf("--graph-data %s: neither a directory nor a .tar.gz", spec)
 	}
 	return nil

@@ -22,56 +22,9 @@ import (
 
 func generateCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "generate",
-		Usage: "write every channel × arch graph and per-version graph, and operator catalogs, into a folder",
-		Description: `Reads releases and graph-data, applies graph-data exactly as the upstream
-graph-builder does, and writes DIR/graph/<arch>/<channel>.json, one
-DIR/graph/<arch>/<channel>/<version>.json per release, DIR/index.json and,
-for the releases served, their signatures as DIR/signatures/sha256=<hex>/signature-<N>.
-The new tree replaces DIR atomically; on any error DIR is left untouched.
-DIR given as a symbolic link means the directory it points to: that
-directory is replaced atomically and the link is left as it is. DIR must
-be new, empty or hold a generation; anything else is refused.
-
-When DIR holds a generation, the new one is compared with it and refused
-(DIR unchanged) if more than --shrink-threshold of its releases, channels
-or per-version graphs, or any architecture, would disappear: a broken
-input or a mistyped --channel or --arch must not strand clusters. A
-generation with no release, channel or per-version graph at all is an
-error unless --allow-empty.
-
---catalog NAME=SOURCE (repeatable) adds an OLM operator catalog, read from
-an FBC directory, a single FBC file or a catalog image, under
-DIR/operators/NAME/ (see docs/operators.md): its summary, its blobs as
-catalogd serves them, a graph per package and channel, and per installed
-bundle what OLM v0 and OLM v1 would update it to. Catalogs alone, releases
-alone or both go into the same tree, listed in index.json. A catalog with
-errors (operator-registry's opm validate verdict) is not published: every
-error is printed, file:line: severity: message [rule], and DIR is left
-untouched; --catalog-valid-only publishes its packages without errors
-instead, listing each one left out. The shrink guard also refuses a new
-generation that drops a catalog, or more than --shrink-threshold of a
-catalog's packages or bundles; a catalog without a package is empty.
-
---catalog-set FILE adds the catalogs of a catalog set file (catalogs:
-name, source, priority; docs/operators.md) the same way, each with its
-priority (spec.priority, recorded in catalog.json and index.json). They
-are one cluster's set: for a package several of them have, the OLM v1
-answer of their next/ files is operator-controller's across them
-(non-deprecated first, then the highest priority, a tie an error) and
-names the catalog it comes from (catalogs given by --catalog stay alone:
-a tree often holds the catalogs of several cluster minors). Everywhere, a
-bundle OLM v1 resolves that declares a dependency is refused, as
-operator-controller refuses it.
-
---sign KEYDIR (upgraph keys init) adds TUF metadata to the generation, in
-the same atomic swap: DIR/tuf/ with the root chain N.root.json,
-N.targets.json listing index.json and every file it lists with their
-sizes and sha256, N.snapshot.json and timestamp.json, each version one
-more than DIR's previous signed generation's. They expire
---timestamp-expiry and --targets-expiry after SOURCE_DATE_EPOCH (or now).
-index.json does not list tuf/ (targets lists index.json); every other byte
-of the tree is the same with or without --sign. See docs/signing.md.`,
+		Name:        "generate",
+		Usage:       "write every channel × arch graph and per-version graph, and operator catalogs, into a folder",
+		Description: help("generate"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "releases", Usage: "release source: " + source.Kinds + ", or " + generator.MirrorPrefix + "URL (mirror a Cincinnati endpoint)"},
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image)"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -20,28 +19,17 @@ func keysCommand() *cli.Command {
 		Name:  "keys",
 		Usage: "make and rotate the TUF keys that sign trees (docs/signing.md)",
 		Subcommands: []*cli.Command{{
-			Name:      "init",
-			Usage:     "create a TUF root with separate root, targets, snapshot and timestamp keys",
-			ArgsUsage: "DIR",
-			Description: `Creates DIR (new or empty, never inside a tree) with DIR/private/<keyid>.pem,
-one PKCS #8 private key per key (mode 0600, DIR/private 0700), and the
-signed root DIR/1.root.json, also DIR/root.json: the trust anchor verifiers
-are given (verify --trust DIR/root.json). Refuses to overwrite a root or
-keys. Keep the root and targets keys offline; the machine that renews
-timestamps (upgraph sign --timestamp) needs only DIR/root.json, its chain
-and the timestamp key.`,
-			Flags:  []cli.Flag{algorithm, threshold, expires},
-			Action: runKeysInit,
+			Name:        "init",
+			Usage:       "create a TUF root with separate root, targets, snapshot and timestamp keys",
+			ArgsUsage:   "DIR",
+			Description: help("keys-init"),
+			Flags:       []cli.Flag{algorithm, threshold, expires},
+			Action:      runKeysInit,
 		}, {
-			Name:      "rotate",
-			Usage:     "make the next root: new keys for the roles named, signed by the old root's threshold and the new keys",
-			ArgsUsage: "DIR",
-			Description: `Writes DIR/N+1.root.json, then DIR/root.json, with new keys (DIR/private)
-for each --role and the rest as before, signed by the threshold of root
-version N's root keys and by the new root keys, so that a verifier walking
-the chain from any earlier root accepts it. The chain DIR/1.root.json …
-is kept and travels in every tree signed afterwards. Delete the private
-keys rotated out once the new root is published.`,
+			Name:        "rotate",
+			Usage:       "make the next root: new keys for the roles named, signed by the old root's threshold and the new keys",
+			ArgsUsage:   "DIR",
+			Description: help("keys-rotate"),
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "role", Value: cli.NewStringSlice("root"), Usage: "roles whose keys are replaced (repeatable)"},
 				algorithm, threshold, expires,
@@ -59,13 +47,8 @@ func keysArgs(c *cli.Context) (dir string, alg sign.Algorithm, ths map[string]si
 	if alg, err = sign.ParseAlgorithm(c.String("algorithm")); err != nil {
 		return "", "", nil, at, fmt.Errorf("--algorithm: %w", err)
 	}
-	ths = map[string]sign.Threshold{}
-	for _, s := range c.StringSlice("threshold") {
-		role, th, err := sign.ParseThreshold(s)
-		if err != nil {
-			return "", "", nil, at, fmt.Errorf("--threshold %w", err)
-		}
-		ths[role] = th
+	if ths, err = sign.ParseThresholds(c.StringSlice("threshold")); err != nil {
+		return "", "", nil, at, err
 	}
 	if c.Duration("root-expiry") <= 0 {
 		return "", "", nil, at, fmt.Errorf("--root-expiry %s: want a positive duration", c.Duration("root-expiry"))
@@ -93,15 +76,8 @@ func runKeysRotate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, role := range c.StringSlice("role") {
-		if !slices.Contains(sign.Roles, role) {
-			return fmt.Errorf("--role %q: want one of %s", role, strings.Join(sign.Roles, ", "))
-		}
-	}
-	for role := range ths {
-		if !slices.Contains(c.StringSlice("role"), role) {
-			return fmt.Errorf("--threshold %s=…: %s is not rotated (add --role %s)", role, role, role)
-		}
+	if err := sign.CheckRotation(c.StringSlice("role"), ths); err != nil {
+		return err
 	}
 	root, err := sign.Rotate(dir, sign.RotateOptions{Roles: c.StringSlice("role"), Algorithm: alg, Thresholds: ths, At: at, RootExpiry: c.Duration("root-expiry")})
 	if err != nil {

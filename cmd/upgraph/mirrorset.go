@@ -4,66 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/treecat"
+	"github.com/upgraph/upgraph/catalog/catalogset"
 	"github.com/upgraph/upgraph/catalog/upgrade"
-	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/internal/jsonw"
-	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"
+	"github.com/upgraph/upgraph/tools/opcat"
 	"github.com/upgraph/upgraph/tools/path"
-	ver "github.com/upgraph/upgraph/tree/version"
 )
 
 func mirrorSetCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "mirror-set",
-		Usage: "the minimal set of bundles and release payloads to mirror so that operators and the cluster can update",
-		Description: `Plans what a disconnected site must mirror, and nothing else, for the
-operators listed in --installed (with --catalog) to update as the OLM runtime
---olm does, and for the cluster to take the update path from --from to --to
-in --channel (as upgraph path plans it), and writes into --out:
-
-    catalogs/NAME/P/catalog.json  per catalog, a filtered file-based catalog:
-                                  the bundles the runtime lands on, and what
-                                  keeps each channel valid when entries are
-                                  only dropped (opm validate accepts it; the
-                                  runtime takes the same hops in it)
-    imageset-config.yaml          an oc-mirror ImageSetConfiguration
-                                  (mirror.openshift.io/v2alpha1): operators
-                                  by channel and version range, with what a
-                                  range cannot express said in comments;
-                                  the platform channels with shortestPath
-    images.txt                    the images: bundle images, their related
-                                  images and release payloads, sorted
-    mirror-set.json               the plan (docs/operators.md)
-
---installed is a YAML or JSON list of {catalog, package, channel, version,
-target}: catalog names a --catalog (optional with one), channel is the
-Subscription's channel or the ClusterExtension's filter (optional: the
-default channel when it lists the version, else the only one listing it),
-version is the installed version or bundle name, target "head" (the
-default) or a version. An entry listed twice (the same keys and values) is
-refused, naming both lines; the same package at two versions is two installs
-(two namespaces). --catalog (repeatable) is NAME=SOURCE, a bare SOURCE
-(one catalog) as generate --catalog reads it (` + catalogSourceSyntax + `),
-or the NAME of a catalog of the tree at --source. The bundle a cluster runs
-is not mirrored (it is installed already).
-
-Either part may be left out: --installed alone plans operators, --from, --to
-and --channel alone the cluster. --out is created; an existing one must be
-empty or hold a previous mirror-set (mirror-set.json), which is replaced.
-
-Exits 0 when every install and the cluster reach their targets, 1 when one
-does not (nothing is written; the reasons are printed, as by upgraph path), 2
-on trouble.`,
+		Name:        "mirror-set",
+		Usage:       "the minimal set of bundles and release payloads to mirror so that operators and the cluster can update",
+		Description: help("mirror-set"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "installed", Usage: "the installed operators: a YAML or JSON list of {catalog, package, channel, version, target}"},
 			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog: NAME=SOURCE, SOURCE, or NAME of the tree at --source (repeatable)"},
@@ -96,109 +54,34 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	olm, _ := upgrade.ParseRuntime(c.String("olm"))
-	installs, err := readInstalled(c.String("installed"), operators)
+	installs, err := mirrorset.ReadInstalls(c.String("installed"), operators)
 	if err != nil {
 		return false, err
 	}
-	var args []catalogArg
-	priority := map[string]int32{}
-	needTree := release
+	var set *catalogset.Set
 	if c.IsSet("catalog-set") {
 		if c.IsSet("catalog") {
 			return false, errors.New("--catalog and --catalog-set: give one")
 		}
-		file := c.String("catalog-set")
-		set, err := readCatalogSet(file)
-		if err != nil {
+		if set, err = opcat.ReadSet(c.String("catalog-set")); err != nil {
 			return false, err
 		}
-		for i := range set.Catalogs {
-			sc := &set.Catalogs[i]
-			if sc.Source == "" {
-				return false, fmt.Errorf("--catalog-set %s: line %d: catalog %s: mirror-set needs one source, not minors", file, sc.Line, sc.Name)
-			}
-			a, err := setCatalogArg(file, sc, sc.Source, c.String("catalog-platform"))
-			if err != nil {
-				return false, err
-			}
-			a.setName = sc.Name
-			priority[sc.Name] = sc.Priority
-			needTree = needTree || a.tree
-			args = append(args, a)
-		}
 	}
-	for _, v := range c.StringSlice("catalog") {
-		a, err := parseCatalogArg("catalog", v, c.String("catalog-platform"))
-		if err != nil {
-			return false, err
-		}
-		if a.name == "" {
-			a.name = "catalog"
-			if len(c.StringSlice("catalog")) > 1 {
-				return false, fmt.Errorf("--catalog %s: with several catalogs, name each: NAME=SOURCE", v)
-			}
-		}
-		a.setName = a.name
-		if slices.ContainsFunc(args, func(b catalogArg) bool { return b.name == a.name }) {
-			return false, fmt.Errorf("--catalog: catalog name %q given twice", a.name)
-		}
-		needTree = needTree || a.tree
-		args = append(args, a)
+	args, priority, err := opcat.MirrorSetArgs(c.String("catalog-set"), set, c.StringSlice("catalog"), c.String("catalog-platform"))
+	if err != nil {
+		return false, err
 	}
-	var src *mirror.Source
-	if needTree {
-		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), release), checkTreeFlags(c)); err != nil {
-			return false, err
-		}
-		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
-			return false, fmt.Errorf("--source: %w", err)
-		}
-		defer src.Close()
+	needTree := release || slices.ContainsFunc(args, func(a opcat.Arg) bool { return a.Tree })
+	src, closeSrc, err := openCatalogTree(c, needTree, release, log)
+	if err != nil {
+		return false, err
 	}
+	defer closeSrc()
 	rep := &mirrorset.Report{Files: []string{}}
 	if operators {
-		var reads []catalogRead
-		var wantErr error // a tree's summary that cannot be read, after reads
-		for _, a := range args {
-			var pkgs []string
-			for _, in := range installs {
-				// Over a catalog set, OLM v1 looks for every package in
-				// every catalog.
-				if in.Catalog == a.setName || (in.Catalog == "" && len(args) == 1) || c.IsSet("catalog-set") {
-					if !slices.Contains(pkgs, in.Package) {
-						pkgs = append(pkgs, in.Package)
-					}
-				}
-			}
-			if olm == upgrade.V0 {
-				// OLM v0 resolves dependencies over every package of the
-				// catalogs: read them whole (nil: all.jsonl of a tree).
-				pkgs = nil
-			} else if a.tree && c.IsSet("catalog-set") {
-				// Read only the packages the tree's catalog has: a
-				// package it lacks is a catalog of the set without it.
-				sum, err := treecat.Summary(c.Context, src.Tree, a.name)
-				if err != nil {
-					wantErr = fmt.Errorf("--%s %s: %w", a.flag, a.value, err)
-					break
-				}
-				pkgs = slices.DeleteFunc(pkgs, func(p string) bool {
-					return !slices.ContainsFunc(sum.Packages, func(sp catviews.PackageSummary) bool { return sp.Name == p })
-				})
-			}
-			reads = append(reads, catalogRead{arg: a, pkgs: pkgs})
-		}
-		// The catalogs are read together; the first error in the order
-		// of the catalogs is the one reported.
-		cats, _, err := loadOperatorCatalogs(c, src, reads, !readModels, log)
-		switch {
-		case err != nil:
+		cats, err := opcat.ForInstalls(c.Context, src, args, installs, olm, set != nil, priority, catalogOpts(c, log))
+		if err != nil {
 			return false, err
-		case wantErr != nil:
-			return false, wantErr
-		}
-		for i, cat := range cats {
-			cat.Name, cat.Priority = reads[i].arg.setName, priority[reads[i].arg.setName]
 		}
 		if rep.Operators, err = mirrorset.Compute(cats, installs, olm); err != nil {
 			return false, fmt.Errorf("--installed: %w", err)
@@ -216,12 +99,7 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, err
 	}
 	if c.String("format") == "json" {
-		data, err := jsonw.Indented(rep)
-		if err != nil {
-			return false, err
-		}
-		_, err = c.App.Writer.Write(data)
-		return found, err
+		return found, rep.WriteJSON(c.App.Writer)
 	}
 	return found, rep.WriteText(c.App.Writer, c.String("out"))
 }
@@ -264,16 +142,9 @@ func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
 				return fmt.Errorf("--%s is required for the cluster's path (with --from, --to and --channel)", name)
 			}
 		}
-		if ch := c.String("channel"); !policy.ChannelPattern.MatchString(ch) {
-			return fmt.Errorf("--channel %q does not match %s", ch, policy.ChannelPattern)
-		}
-		if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
-			return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
-		}
-		for _, name := range []string{"from", "to"} {
-			if _, err := ver.Parse(c.String(name)); err != nil {
-				return fmt.Errorf("--%s: %w", name, err)
-			}
+		req := path.Request{From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch")}
+		if err := req.Check(); err != nil {
+			return err
 		}
 	} else {
 		for _, name := range []string{"arch", "via-eus", "unconditional-only"} {
@@ -282,58 +153,5 @@ func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
 			}
 		}
 	}
-	return checkMirrorSetOut(c.String("out"), c.IsSet("out"))
-}
-
-// checkMirrorSetOut checks --out: not the root, and a missing directory,
-// an empty one or one holding a previous mirror-set.
-func checkMirrorSetOut(out string, set bool) error {
-	switch {
-	case !set:
-		return errors.New("--out is required: the directory to write")
-	case out == "":
-		return errors.New("--out: empty path")
-	}
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	if filepath.Dir(abs) == abs {
-		return fmt.Errorf("--out %s: the root directory", out)
-	}
-	st, err := os.Stat(out)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--out: %w", err)
-	case !st.IsDir():
-		return fmt.Errorf("--out %s: exists and is not a directory", out)
-	}
-	ents, err := os.ReadDir(out)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	if len(ents) == 0 {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(out, mirrorset.ReportFile)); err != nil {
-		return fmt.Errorf("--out %s: not empty and holds no %s (a previous mirror-set): give a new directory", out, mirrorset.ReportFile)
-	}
-	return nil
-}
-
-func readInstalled(file string, operators bool) ([]mirrorset.Install, error) {
-	if !operators {
-		return nil, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--installed: %w", err)
-	}
-	installs, err := mirrorset.ParseInstalls(data)
-	if err != nil {
-		return nil, fmt.Errorf("--installed %s: %w", file, err)
-	}
-	return installs, nil
+	return mirrorset.CheckOut(c.String("out"), c.IsSet("out"))
 }

@@ -4,22 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/model"
-	"github.com/upgraph/upgraph/catalog/source"
-	"github.com/upgraph/upgraph/catalog/treecat"
 	"github.com/upgraph/upgraph/catalog/upgrade"
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/release/policy"
-	"github.com/upgraph/upgraph/tools/mirrorset"
+	"github.com/upgraph/upgraph/tools/opcat"
 	"github.com/upgraph/upgraph/tools/path"
-	ver "github.com/upgraph/upgraph/tree/version"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // Exit statuses of the commands whose status answers a question, as
@@ -55,70 +49,9 @@ func exitTrouble(_ *cli.Context, err error, _ bool) error { return cli.Exit(err,
 
 func pathCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "path",
-		Usage: "the update path a cautious admin would take from one release to another in a channel",
-		Description: `Prints the best update path from --from to --to in the --channel × --arch graph
-that --source serves: ` + locationHelp + `.
-
-The best path has the fewest hops; among those, the fewest conditional hops;
-among those, the newest intermediate releases, compared from the first hop on
-(SemVer precedence). Hops are counted first, so one conditional hop beats two
-unconditional ones; a conditional hop lists its risks (name, matching rule
-types, message, URL) for the admin to judge. --unconditional-only leaves
-conditional edges out.
-
---via-eus also searches the EUS channels eus-X.Y whose X.Y lies between
---from's major.minor and --to's, both included (eus-4.14 and eus-4.16 for
-4.14.z → 4.16.z): the union of their graphs with --channel's, as a cluster
-can switch channels between updates; each hop names the channels that have
-it. Only channels the tree has are read; an endpoint, which cannot list its
-channels, is asked for eus-X.Y for every minor in that range (it answers an
-empty graph for one it does not know).
-
---id ID or --wariness W names a cluster of a tree with phased rollouts
-(docs/rollouts.md): the path is planned on the graph every release offered
-(upstream's), and each hop says whether it is available to that cluster's
-bucket now, from when, or not at all.
-
-Exits 0 with a path (an empty one when --from is --to), 1 when there is none,
-2 on trouble: a version that is not in the graph, an unknown channel or arch,
-an unreadable source.
-
-With --catalog and --package it answers for an operator instead: the hops an
-OLM runtime takes from the bundle the cluster runs (--from, a version or a
-bundle name) to --to (a version or bundle name; default "head", the channel
-head), one resolution at a time, in --channel (the Subscription's channel,
-or the ClusterExtension's channel filter; default: the package's default
-channel when it lists --from, else the only channel listing it), e.g.
-
-    upgraph path --catalog dir:catalog/ --package etcd --from 0.9.2 --olm v0
-    upgraph path --source tree --catalog community --package etcd --from 0.9.2
-
---catalog is a catalog source as generate --catalog reads it (` + catalogSourceSyntax + `),
-or the name of a catalog of the tree at --source (operators/NAME/). --olm v0
-(the default) follows OLM v0, a Subscription: each hop is the first entry of
-the channel, head first along replaces with skipped entries dropped, that
-has an edge from the installed bundle; --olm v1 follows OLM v1, a
-ClusterExtension: each hop is its pick (successors and the installed bundle,
-non-deprecated first, highest version first) until it keeps the installed
-bundle. Deprecations (olm.deprecations) of the package, the channel and the
-bundles on the way are listed. Without a path, the reason is one of:
-stranded (the runtime stops short: no entry it takes has an edge from the
-bundle, e.g. its only successor is skipped by OLM v0), skipped-by-v0 (OLM v0
-never lands on the target), missing-bundle (the chain goes through a bundle
-the catalog lacks), unreachable (the target is not in the channel, or the
-runtime moves past it), target-older, channel-invalid (e.g. a skipRange-only
-entry made a second head), loop, unsatisfied-dependency (OLM v0 stays, or its
-resolution fails, because the dependencies of what it would install cannot be
-satisfied), invalid-dependency (a bundle declares a dependency property OLM v0
-cannot read); the hops taken before it stops are listed. OLM v0 resolves
-dependencies (olm.gvk.required, olm.package.required, olm.label.required,
-olm.constraint) as its resolver does, over the catalog (or every catalog of
---catalog-set, by priority): each hop lists each dependency with the bundle OLM
-v0 picks for it or why none can be, the providers it installs, and the
-candidates it passes over because their dependencies cannot be satisfied.
-OLM v1's answers are graph only: it refuses dependencies. Exit statuses as for
-releases. docs/operators.md describes the JSON.`,
+		Name:        "path",
+		Usage:       "the update path a cautious admin would take from one release to another in a channel",
+		Description: help("path"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the release the cluster runs (required); with --catalog, the installed bundle: a version or a bundle name"},
 			&cli.StringFlag{Name: "to", Usage: "the release to reach (required); with --catalog, a version, a bundle name or \"head\" (the default)"},
@@ -163,18 +96,11 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if format != "text" && format != "json" {
 		return false, fmt.Errorf("--format: want text or json, got %q", format)
 	}
-	if ch := c.String("channel"); !policy.ChannelPattern.MatchString(ch) {
-		return false, fmt.Errorf("--channel %q does not match %s", ch, policy.ChannelPattern)
+	req := path.Request{
+		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
+		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")},
 	}
-	if arch := c.String("arch"); !policy.ArchPattern.MatchString(arch) {
-		return false, fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
-	}
-	for _, name := range []string{"from", "to"} {
-		if _, err := ver.Parse(c.String(name)); err != nil {
-			return false, fmt.Errorf("--%s: %w", name, err)
-		}
-	}
-	if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), true), checkTreeFlags(c), checkClusterFlags(c)); err != nil {
+	if err := cliflag.FirstError(req.Check(), tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c), cluster(c).Check()); err != nil {
 		return false, err
 	}
 	src, err := openGraphSource(c, c.String("source"), log)
@@ -182,33 +108,18 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 		return false, fmt.Errorf("--source: %w", err)
 	}
 	defer src.Close()
-	req := path.Request{
-		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
-		ViaEUS: c.Bool("via-eus"), Options: path.Options{UnconditionalOnly: c.Bool("unconditional-only")},
-	}
 	r, err := path.Find(c.Context, src, req)
 	if err != nil {
 		return false, err
 	}
-	avail, err := clusterAvailability(c, src, r)
+	avail, err := path.Availability(src, c.String("source"), r, cluster(c))
 	if err != nil {
 		return false, err
 	}
-	if format == "json" {
-		err = writePathJSON(c.App.Writer, r, avail)
-	} else if err = r.WriteText(c.App.Writer); err == nil && avail != nil {
-		err = writeAvailability(c.App.Writer, avail)
-	}
-	if err != nil {
+	if err := path.WriteWithCluster(c.App.Writer, format, "path", r, avail); err != nil {
 		return false, err
 	}
-	if !r.Found && !req.ViaEUS {
-		if tree, ok := path.Channels(src); ok {
-			if eus := path.EUSChannels(tree, req.From, req.To); len(eus) > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "hint: --via-eus also searches %s\n", strings.Join(eus, ", "))
-			}
-		}
-	}
+	fmt.Fprint(c.App.ErrWriter, path.Hint(src, req, r))
 	return r.Found, nil
 }
 
@@ -230,17 +141,17 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 		}
 	}
 	if c.IsSet("catalog-set") {
-		if _, err := readCatalogSet(c.String("catalog-set")); err != nil {
+		if _, err := opcat.ReadSet(c.String("catalog-set")); err != nil {
 			return false, err
 		}
 	}
 	if !c.IsSet("catalog") && !c.IsSet("catalog-set") {
 		return false, errors.New("--package, --olm and --catalog-platform need --catalog (the operator catalog) or --catalog-set")
 	}
-	var arg catalogArg
+	var arg opcat.Arg
 	if !c.IsSet("catalog-set") {
 		var err error
-		if arg, err = parseCatalogArg("catalog", c.String("catalog"), c.String("catalog-platform")); err != nil {
+		if arg, err = opcat.ParseArg("catalog", c.String("catalog"), c.String("catalog-platform")); err != nil {
 			return false, err
 		}
 	} else if c.IsSet("catalog") && catviews.CheckName(c.String("catalog")) != nil {
@@ -268,49 +179,17 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 	if c.IsSet("catalog-set") {
 		return runCatalogSetPath(c, log, olm, format)
 	}
-	var src *mirror.Source
-	if arg.tree {
-		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
-			return false, err
-		}
-		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
-			return false, fmt.Errorf("--source: %w", err)
-		}
-		defer src.Close()
-	}
-	cat, err := loadOperatorCatalog(c, src, arg, []string{c.String("package")}, log)
+	src, closeSrc, err := openCatalogTree(c, arg.Tree, false, log)
 	if err != nil {
 		return false, err
 	}
-	if olm == upgrade.V0 && arg.tree {
-		// OLM v0's dependencies may be provided by any package: the
-		// whole catalog (the read above named a missing package).
-		if cat, err = loadOperatorCatalog(c, src, arg, nil, log); err != nil {
-			return false, err
-		}
-	}
+	defer closeSrc()
 	q := upgrade.Query{Package: c.String("package"), Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
-	var r *upgrade.Report
-	if olm == upgrade.V0 {
-		if cat.Model.Package(q.Package) == nil {
-			r, err = upgrade.Find(cat.Model, q) // the error naming the packages it has
-		} else {
-			name := c.String("catalog")
-			r, err = upgrade.FindV0InSet(model.NewV0Set([]model.V0CatalogMember{{Name: name, Catalog: cat.Model}}), name, q)
-		}
-	} else {
-		r, err = upgrade.Find(cat.Model, q)
-	}
+	r, err := opcat.FindPath(c.Context, src, arg, q, catalogOpts(c, log))
 	if err != nil {
 		return false, err
 	}
-	r.Catalog = c.String("catalog")
-	if format == "json" {
-		err = r.WriteJSON(c.App.Writer)
-	} else {
-		err = r.WriteText(c.App.Writer)
-	}
-	return r.Found, err
+	return r.Found, writeFormat(c, format, r.WriteText, r.WriteJSON)
 }
 
 // runCatalogSetPath answers path --catalog-set: the installed operator's
@@ -318,134 +197,19 @@ func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
 // whole set for OLM v1.
 func runCatalogSetPath(c *cli.Context, log *slog.Logger, olm upgrade.Runtime, format string) (bool, error) {
 	file := c.String("catalog-set")
-	set, err := readCatalogSet(file)
+	set, err := opcat.ReadSet(file)
 	if err != nil {
 		return false, err
 	}
-	var src *mirror.Source
-	if setNeedsTree(set, "") {
-		if err := cliflag.FirstError(checkTreeSource("--source", c.String("source"), false), checkTreeFlags(c)); err != nil {
-			return false, err
-		}
-		if src, err = openGraphSource(c, c.String("source"), log); err != nil {
-			return false, fmt.Errorf("--source: %w", err)
-		}
-		defer src.Close()
-	}
-	pkg := c.String("package")
-	var (
-		members []upgrade.SetMember
-		v0      *model.V0Set
-	)
-	if olm == upgrade.V0 {
-		v0, members, err = loadV0Set(c, src, file, set, "", pkg, log)
-	} else {
-		members, err = loadSetMembers(c, src, file, set, "", pkg)
-	}
+	src, closeSrc, err := openCatalogTree(c, opcat.SetNeedsTree(set, ""), false, log)
 	if err != nil {
 		return false, err
 	}
-	home, err := homeCatalog("catalog", c.String("catalog"), file, members, pkg)
+	defer closeSrc()
+	q := upgrade.Query{Package: c.String("package"), Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
+	r, err := opcat.FindPathInSet(c.Context, src, file, set, c.String("catalog"), q, c.String("catalog-platform"), catalogOpts(c, log))
 	if err != nil {
 		return false, err
 	}
-	q := upgrade.Query{Package: pkg, Channel: c.String("channel"), From: c.String("from"), To: c.String("to"), OLM: olm}
-	var r *upgrade.Report
-	if v0 != nil {
-		r, err = upgrade.FindV0InSet(v0, home, q)
-	} else {
-		r, err = upgrade.FindInSet(members, home, q)
-	}
-	if err != nil {
-		return false, err
-	}
-	if format == "json" {
-		err = r.WriteJSON(c.App.Writer)
-	} else {
-		err = r.WriteText(c.App.Writer)
-	}
-	return r.Found, err
-}
-
-// catalogArg is a --catalog value of path and mirror-set: a catalog
-// source (NAME=SOURCE names it), or the name of a catalog of the tree at
-// --source.
-type catalogArg struct {
-	flag, value string
-	// name is the catalog's name: the tree's catalog, or NAME of
-	// NAME=SOURCE ("" for a bare source).
-	name string
-	tree bool
-	spec string
-	// setName is the catalog's name in the command's set (mirror-set:
-	// NAME of NAME=SOURCE, or of --catalog-set; for a catalog of the tree
-	// it may differ from name, the tree's).
-	setName string
-}
-
-// parseCatalogArg reads a --catalog value: NAME=SOURCE; a bare DNS-1123
-// label that names no file or directory is a catalog of the tree; else a
-// source, checked as far as it can be without reading it.
-func parseCatalogArg(flag, value, platform string) (catalogArg, error) {
-	a := catalogArg{flag: flag, value: value}
-	if value == "" {
-		return a, fmt.Errorf("--%s: empty value: want a catalog source (%s) or a catalog name of the tree at --source", flag, catalogSourceSyntax)
-	}
-	if name, spec, ok := strings.Cut(value, "="); ok && catviews.CheckName(name) == nil {
-		if spec == "" {
-			return a, fmt.Errorf("--%s %q: no source after '='", flag, value)
-		}
-		a.name, a.spec = name, spec
-	} else if _, err := os.Stat(value); err != nil && catviews.CheckName(value) == nil {
-		a.name, a.tree = value, true
-		return a, nil
-	} else {
-		a.spec = value
-	}
-	return a, checkCatalogSource(flag, a.spec, platform)
-}
-
-// loadOperatorCatalog reads a --catalog: from the tree src (only the
-// packages pkgs), or from its source (all of it), and converts it.
-// Problems of the catalog do not stop it: a path is answered on an
-// invalid catalog too (it says so).
-func loadOperatorCatalog(c *cli.Context, src *mirror.Source, a catalogArg, pkgs []string, log *slog.Logger) (*mirrorset.Catalog, error) {
-	if a.tree {
-		if src == nil || src.Tree == nil {
-			return nil, fmt.Errorf("--%s %s: a catalog of a tree, but --source is a graph endpoint, which has no catalogs", a.flag, a.value)
-		}
-		cfg, sum, err := treecat.Read(c.Context, src.Tree, a.name, pkgs)
-		if err != nil {
-			return nil, fmt.Errorf("--%s %s: %w", a.flag, a.value, err)
-		}
-		cat := &mirrorset.Catalog{Name: a.name, Reference: sum.Source.Reference, Config: cfg, Model: model.Convert(cfg),
-			Bundles: sum.Counts.Bundles}
-		if sum.Source.Kind == string(source.KindImage) {
-			cat.Image = true
-			if sum.Source.Resolved != "" {
-				cat.Reference = sum.Source.Resolved
-			}
-		}
-		return cat, nil
-	}
-	opts, err := catalogOptions(c, log)
-	if err != nil {
-		return nil, err
-	}
-	s, err := source.Parse(a.spec, opts)
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %w", a.flag, err)
-	}
-	cfg, info, err := s.Load(c.Context)
-	if err != nil {
-		return nil, fmt.Errorf("--%s %s: %w", a.flag, a.value, err)
-	}
-	cat := &mirrorset.Catalog{Name: a.name, Reference: s.String(), Config: cfg, Model: model.Convert(cfg)}
-	if info.Kind == source.KindImage {
-		cat.Image, cat.Reference = true, info.Reference
-		if info.Resolved != "" {
-			cat.Reference = info.Resolved
-		}
-	}
-	return cat, nil
+	return r.Found, writeFormat(c, format, r.WriteText, r.WriteJSON)
 }

@@ -17,25 +17,10 @@ import (
 
 func publishCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "publish",
-		Usage:     "upload a generated tree to S3 or an S3-compatible store, incrementally",
-		ArgsUsage: "SRC s3://BUCKET[/PREFIX]",
-		Description: `Compares the index.json of the tree SRC with the published PREFIX/index.json
-and uploads only new or changed objects, each checked against SRC's
-index.json: per-version graphs and signatures first, then channel graphs,
-then index.json, so clients never see a reference to a missing object; with
---delete, removes what the tree no longer has afterwards. SRC is a tree
-directory or any location a tree is read from (a bundle, http(s)://HOST/PATH,
-s3://BUCKET/PREFIX, oci://REGISTRY/REPO:TAG or @sha256:DIGEST,
-oci-layout:DIR[:TAG]); --endpoint, --path-style and --region apply to both
-s3:// trees. Credentials come from the standard AWS chain (environment,
-~/.aws, SSO, instance or container roles). An interrupted run can simply be
-run again.
-
---trust ROOT.json publishes SRC only if it is a tree signed under that root
-(verify --trust, docs/signing.md), refusing it, naming the threat, before
-anything is uploaded. A signed tree's tuf/ is always published: its
-versioned files with the leaves, timestamp.json last, after index.json.`,
+		Name:        "publish",
+		Usage:       "upload a generated tree to S3 or an S3-compatible store, incrementally",
+		ArgsUsage:   "SRC s3://BUCKET[/PREFIX]",
+		Description: help("publish"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "headers", Usage: "YAML or JSON file of header rules tried before the built-in ones (see docs/publishing.md)"},
 			&cli.BoolFlag{Name: "delete", Usage: "after index.json is replaced, delete objects under the prefix that the tree does not have"},
@@ -63,7 +48,7 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		return fmt.Errorf("want SRC s3://BUCKET[/PREFIX], got %d arguments (flags go before them)", c.NArg())
 	}
 	src := c.Args().Get(0)
-	if err := checkTreeSource("SRC", src, false); err != nil {
+	if err := tree.CheckLocation("SRC", src, false); err != nil {
 		return err
 	}
 	bucket, prefix, err := s3tree.ParseURL(c.Args().Get(1))
@@ -94,10 +79,10 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		return err
 	}
 	defer t.Close()
-	if check != nil {
-		// Every file publish reads is checked against index.json, which
-		// this checks against the signed targets.
-		if _, err := check.Verify(c.Context, t, false); err != nil {
+	// Every file publish reads is checked against index.json, which this
+	// checks against the signed targets.
+	if verify := check.Verifier(false); verify != nil {
+		if err := verify(c.Context, t); err != nil {
 			return err
 		}
 	}
@@ -118,13 +103,8 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		err = fmt.Errorf("%w (raise --max-deletes, -1 for no limit)", err)
 	}
 	if rep != nil {
-		if rep.DryRun {
-			if _, werr := rep.Plan.WriteTo(c.App.Writer); werr != nil {
-				return werr
-			}
-		} else {
-			fmt.Fprintf(c.App.Writer, "uploaded %d objects (%d bytes), deleted %d, %d unchanged: %s\n",
-				rep.Uploaded, rep.UploadedBytes, rep.Deleted, rep.Plan.Unchanged, c.Args().Get(1))
+		if werr := rep.WriteText(c.App.Writer, c.Args().Get(1)); werr != nil && rep.DryRun {
+			return werr
 		}
 	}
 	return err

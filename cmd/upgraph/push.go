@@ -13,27 +13,10 @@ import (
 
 func pushCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "push",
-		Usage:     "push a tree to an OCI registry as an image, for sites that mirror images (skopeo, oc-mirror)",
-		ArgsUsage: "DIR oci://REGISTRY/REPOSITORY:TAG",
-		Description: `Verifies the tree DIR against its index.json (a bad file is named and nothing
-is pushed), then pushes it as an OCI image: a minimal image config created at
-the tree's generatedAt and one tar+gzip layer that is exactly the bundle
-upgraph mirror --bundle writes, so the tree unpacks at the image root.
-Nothing in the image depends on when or where it is pushed: the same tree
-gives the same manifest digest under any tag, and
-oci://REGISTRY/REPOSITORY@sha256:DIGEST pushes only the tree with that
-digest. The manifest's annotations name the generation:
-  org.opencontainers.image.created  generatedAt
-  io.upgraph.index.digest           sha256 of index.json
-  io.upgraph.generated-at           generatedAt
-  io.upgraph.graph-data.version     graph-data version (and .digest)
-  io.upgraph.releases.digest        the release set
-  io.upgraph.counts                 index.json's counts
-The image config carries them as labels too. Credentials come from the
-docker config ($DOCKER_CONFIG/config.json and its credential helpers), as
-for every registry upgraph reads. Prints the reference pushed with its
-digest.`,
+		Name:        "push",
+		Usage:       "push a tree to an OCI registry as an image, for sites that mirror images (skopeo, oc-mirror)",
+		ArgsUsage:   "DIR oci://REGISTRY/REPOSITORY:TAG",
+		Description: help("push"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ca-file", Usage: "PEM bundle of extra trusted registry CAs"},
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk plain HTTP to the registry (loopback registries already are)"},

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -21,61 +16,15 @@ import (
 	"github.com/upgraph/upgraph/site/publish"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/manifest"
-	"github.com/upgraph/upgraph/tree/s3tree"
 	"github.com/upgraph/upgraph/tree/sign"
 )
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "serve",
-		Usage:     "serve a generated tree as a Cincinnati graph API",
-		ArgsUsage: "[LOCATION]",
-		Description: `Answers GET /graph?channel=&arch=&version= (and /v1/graph, /openapi, under
-each --prefix) from the tree's precomputed files, plus /healthz, /readyz and
-/metrics. The tree is --dir DIR, --bundle FILE, --s3 s3://BUCKET/PREFIX or
-LOCATION, exactly one: any location a tree is read from (a directory, a
-bundle, http(s)://HOST/PATH, s3://BUCKET/PREFIX, oci://REGISTRY/REPO:TAG or
-@sha256:DIGEST, oci-layout:DIR[:TAG]), served as the flag of its kind.
-
-A tree directory is followed: a new tree swapped into DIR is picked up
-within --poll; one that does not load is skipped and the previous one keeps
-being served.
-
-A new generation that would drop more than --shrink-threshold of the served
-one's releases, channels or per-version graphs, or any architecture, or that
-is empty, is refused (logged with what would disappear, counted in
-upgraph_generations_refused_total) and the previous one keeps being served:
-a broken input must not strand clusters. A deliberate shrink needs --force,
-or a restart (the first generation is never compared; an empty one is served
-with a warning).
-
-Each generation is served from a hard-link snapshot beside DIR
-(.DIR.upgraph-serve-*), removed as soon as its last request is answered
-once a newer one is served, and at exit; a crashed server's are removed by
-the next one.
-
-A bundle (upgraph mirror --bundle; --bundle FILE or --dir FILE), an image
-(oci://, oci-layout:; --ca-file, --plain-http as for push) or an http(s)
-tree is verified, every file against index.json, into a private temporary
-directory, which is removed at exit, and served as it is: restart to serve
-a new one.
-
-A tree published with upgraph publish (--s3 s3://BUCKET/PREFIX; --endpoint,
---path-style, --region as publish's) is followed: every --poll, the ETag of
-PREFIX/index.json is checked; a new generation is downloaded into a private
-cache directory (removed at exit) -- unchanged files are reused from the
-previous copy, the others checked against their sha256 -- and swapped in
-once it loads and the shrink guard accepts it. Requests are answered from
-that local copy through the usual in-memory cache (--cache-mb), never from
-S3; on any error the previous generation keeps being served.
-
---trust ROOT.json serves only generations signed under that root
-(docs/signing.md): each one, the first included, is verified as verify
---trust does, on the copy about to be served (its snapshot, the extracted
-or downloaded copy, with tuf/); one that fails is refused, counted in
-upgraph_generations_refused_total{reason} by the threat it names, and the
-previous one keeps being served (the first one failing stops serve).
---state FILE refuses rollbacks across restarts.`,
+		Name:        "serve",
+		Usage:       "serve a generated tree as a Cincinnati graph API",
+		ArgsUsage:   "[LOCATION]",
+		Description: help("serve"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "tree written by upgraph generate (or a bundle)"},
 			&cli.StringFlag{Name: "bundle", Usage: "bundle written by upgraph mirror --bundle"},
@@ -109,7 +58,7 @@ type serveConfig struct {
 	trust        *sign.Check // --trust
 }
 
-// serveFlags checks every flag before anything is done (flagcheck.go, internal/cliflag),
+// serveFlags checks every flag before anything is done (flagcheck.go, internal/cliflag, site.SourceKind),
 // so a mistake is reported by name rather than as whatever it would
 // break later.
 func serveFlags(c *cli.Context) (*serveConfig, error) {
@@ -134,7 +83,9 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	case sources != 1:
 		return nil, fmt.Errorf("serve: want exactly one of --dir, --bundle and --s3, or a LOCATION, got %d", sources)
 	}
-	err := cliflag.FirstError(checkServeSource(cfg), cliflag.CheckListen("listen", cfg.listen), checkServePrefixes(c, cfg))
+	kind, err := site.SourceKind(cfg.flag, cfg.source)
+	cfg.kind = kind
+	err = cliflag.FirstError(err, cliflag.CheckListen("listen", cfg.listen), checkServePrefixes(c, cfg))
 	if err == nil && cfg.poll <= 0 {
 		err = fmt.Errorf("--poll %v: want a positive duration", cfg.poll)
 	}
@@ -162,79 +113,16 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	return cfg, err
 }
 
-// checkServeSource checks the source given and sets its kind: LOCATION
-// as every command's tree source; --s3 an s3://BUCKET[/PREFIX]; --dir a
-// tree's directory (index.json in it) or a bundle (gzip data), served as
-// one; --bundle a bundle.
-func checkServeSource(cfg *serveConfig) error {
-	flag, p := cfg.flag, cfg.source
-	switch flag {
-	case "LOCATION":
-		loc, _ := tree.ParseLocation(p) // checked by checkTreeSource
-		cfg.kind = loc.Kind
-		return checkTreeSource(flag, p, false)
-	case "--s3":
-		cfg.kind = tree.KindS3
-		if _, _, err := s3tree.ParseURL(p); err != nil {
-			return fmt.Errorf("--s3: %w", err)
-		}
-		return nil
-	}
-	cfg.kind = tree.KindBundle
-	st, err := os.Stat(p)
-	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		err = pe.Err
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s: %w", flag, p, err)
-	case st.IsDir() && flag == "--bundle":
-		return fmt.Errorf("--bundle %s: a directory, want a bundle written by upgraph mirror --bundle (serve a tree with --dir)", p)
-	case st.IsDir():
-		cfg.kind = tree.KindDir
-		if _, err := os.Stat(filepath.Join(p, manifest.FileName)); err != nil {
-			return fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
-		}
-	case !cliflag.IsGzip(p):
-		if flag == "--bundle" {
-			return fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
-		}
-		return fmt.Errorf("--dir %s: neither a tree directory nor a bundle (.tar.gz)", p)
-	}
-	return nil
-}
-
 // checkServePrefixes checks and normalises every --prefix.
 func checkServePrefixes(c *cli.Context, cfg *serveConfig) error {
 	for _, p := range c.StringSlice("prefix") {
-		prefix, err := servePrefix(p)
+		prefix, err := site.Prefix(p)
 		if err != nil {
 			return fmt.Errorf("--prefix %q: %w", p, err)
 		}
 		cfg.prefixes = append(cfg.prefixes, prefix)
 	}
 	return nil
-}
-
-// servePrefix normalises a --prefix value to "" or /SEGMENT[/SEGMENT…]:
-// segments of URL path characters that need no escaping, so that the
-// routes match the paths clients send.
-func servePrefix(p string) (string, error) {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return "", nil
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return "", errors.New(`want path segments such as /api/upgrades_info, without "//", "." or ".."`)
-		}
-		for _, r := range seg {
-			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)) {
-				return "", fmt.Errorf("%q is not allowed: want letters, digits and -._~ between slashes", r)
-			}
-		}
-	}
-	return "/" + p, nil
 }
 
 func runServe(c *cli.Context, log *slog.Logger) error {
@@ -258,15 +146,10 @@ func runServe(c *cli.Context, log *slog.Logger) error {
 	if cacheBytes == 0 {
 		cacheBytes = -1 // site.Options: nothing kept
 	}
-	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log}
-	if cfg.trust != nil {
-		opts.Trust = func(ctx context.Context, t tree.Tree) error {
-			_, err := cfg.trust.Verify(ctx, t, true)
-			return err
-		}
-	}
+	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log,
+		Trust: cfg.trust.Verifier(true)}
 	h := site.NewHandler(opts)
-	stop, err := startServing(c, h, cfg, log)
+	stop, err := publish.Start(c.Context, h, publish.Served{Flag: cfg.flag, Location: cfg.source, Kind: cfg.kind, Poll: cfg.poll, Tree: treeOptions(c, log)}, log)
 	if err != nil {
 		// Nothing is left behind: the listener closes, and so does every
 		// generation loaded, with its snapshot.
@@ -278,44 +161,13 @@ func runServe(c *cli.Context, log *slog.Logger) error {
 	return serveUntilDone(c, h, ln, cfg.source, log)
 }
 
-// startServing loads the first generation from the source the flags name
-// and keeps following it; stop releases what that took (after h.Close).
-func startServing(c *cli.Context, h *site.Handler, cfg *serveConfig, log *slog.Logger) (stop func(), err error) {
-	switch cfg.kind {
-	case tree.KindDir:
-		if err := h.Watch(c.Context, cfg.source, cfg.poll); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", cfg.flag, cfg.source, err)
-		}
-		return func() {}, nil
-	case tree.KindS3:
-		// An s3:// tree published with upgraph publish (serve --s3) is
-		// followed every --poll; h's guard applies to each generation.
-		bucket, prefix, err := s3tree.ParseURL(cfg.source)
-		if err != nil {
-			return nil, err
-		}
-		client, err := s3tree.NewClient(c.Context, s3ClientOptions(c))
-		if err != nil {
-			return nil, err
-		}
-		f, err := publish.Follow(c.Context, h, publish.FollowOptions{
-			Client: client, Bucket: bucket, Prefix: prefix, Interval: cfg.poll, Logger: log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return func() {
-			if err := f.Close(); err != nil {
-				log.Warn("removing the S3 cache directory", "err", err)
-			}
-		}, nil
-	}
-	return site.ServeCopy(c.Context, h, cfg.source, treeOptions(c, log), log)
-}
-
 // serveUntilDone says what it serves, then serves h on ln until the
 // command's context ends (site.Run).
 func serveUntilDone(c *cli.Context, h *site.Handler, ln net.Listener, served string, log *slog.Logger) error {
 	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
 	return site.Run(c.Context, h, ln, site.RunOptions{AccessLog: c.Bool("access-log"), Pprof: c.String("pprof"), Logger: log})
 }
+
+// servePrefix is site.Prefix for cmd/upgraph/service.go, whose owner
+// moves it into service/ (then this goes).
+func servePrefix(p string) (string, error) { return site.Prefix(p) }

@@ -12,16 +12,10 @@ import (
 
 func signCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "sign",
-		Usage:     "re-sign the timestamp of a signed tree, renewing its freshness with the online timestamp key alone",
-		ArgsUsage: "--timestamp KEYDIR DIR",
-		Description: `Re-signs DIR/tuf/timestamp.json, and nothing else, with the timestamp key of
-KEYDIR: the version one more, expiring --timestamp-expiry after
-SOURCE_DATE_EPOCH (or now), pointing at the same snapshot. Run it from a
-scheduler more often than the expiry, on a machine that holds only
-KEYDIR/root.json, its chain and the timestamp key: targets and snapshot
-keys stay offline. The file is replaced by rename. DIR is a tree
-directory; publish it again afterwards (timestamp.json is uploaded last).`,
+		Name:        "sign",
+		Usage:       "re-sign the timestamp of a signed tree, renewing its freshness with the online timestamp key alone",
+		ArgsUsage:   "--timestamp KEYDIR DIR",
+		Description: help("sign"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "timestamp", Required: true, Usage: "the key directory whose timestamp key signs"},
 			&cli.DurationFlag{Name: "timestamp-expiry", Value: sign.DefaultTimestampExpiry, Usage: "how long the new timestamp is valid"},

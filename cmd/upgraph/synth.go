@@ -15,14 +15,9 @@ import (
 // tree's channels name: real-scale input for benchmarks and load tests.
 func synthCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "synth-releases",
-		Usage: "write synthetic release metadata (metadata:DIR) for a graph-data tree, for benchmarks",
-		Description: `Writes one release-metadata document per version the channels of
---graph-data name, for the architectures each minor had (amd64 and s390x,
-ppc64le from 4.3, arm64 from 4.9, multi from 4.11), with previous = the
-earlier releases of the same minor and the GA releases of the previous
-minor: real-scale input for generate --releases metadata:DIR in benchmarks
-and load tests (make bench); nothing is read from a registry.`,
+		Name:        "synth-releases",
+		Usage:       "write synthetic release metadata (metadata:DIR) for a graph-data tree, for benchmarks",
+		Description: help("synth-releases"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "graph-data", Required: true, Usage: "a graph-data directory or archive whose channels name the versions"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "a new directory for the release metadata (read it as --releases metadata:DIR)"},

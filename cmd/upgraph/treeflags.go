@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tree"
-	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -62,31 +59,18 @@ func openGraphSource(c *cli.Context, spec string, log *slog.Logger) (*mirror.Sou
 	return mirror.OpenSource(c.Context, spec, mirror.SourceOptions{Tree: treeOptions(c, log), Logger: log})
 }
 
-// checkTreeSource checks a tree's location, named by what (a flag such as
-// "--from", or an argument "SRC"), as far as it can without reading it:
-// the syntax of tree.ParseLocation, that a local path exists and is a
-// tree, a bundle or an OCI layout. endpoints accepts a graph endpoint.
-func checkTreeSource(what, spec string, endpoints bool) error {
-	if spec == "" {
-		return fmt.Errorf("%s: empty value: want %s", what, tree.Syntax)
+// openCatalogTree opens --source when a catalog of the tree is read
+// (need), checked first (a graph endpoint only with endpoints, for a
+// release path as well); nil otherwise. closeSrc closes what was opened.
+func openCatalogTree(c *cli.Context, need, endpoints bool, log *slog.Logger) (src *mirror.Source, closeSrc func(), err error) {
+	if !need {
+		return nil, func() {}, nil
 	}
-	loc, err := tree.ParseLocation(spec)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	if err := cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), endpoints), checkTreeFlags(c)); err != nil {
+		return nil, nil, err
 	}
-	switch loc.Kind {
-	case tree.KindEndpoint:
-		if !endpoints {
-			return fmt.Errorf("%s %s: a graph endpoint, not a tree (want %s)", what, spec, tree.Syntax)
-		}
-	case tree.KindDir:
-		if _, err := os.Stat(filepath.Join(spec, manifest.FileName)); err != nil {
-			return fmt.Errorf("%s %s: not a tree written by upgraph generate: %w", what, spec, err)
-		}
-	case tree.KindBundle:
-		if !cliflag.IsGzip(spec) {
-			return fmt.Errorf("%s %s: neither a tree directory nor a bundle (.tar.gz)", what, spec)
-		}
+	if src, err = openGraphSource(c, c.String("source"), log); err != nil {
+		return nil, nil, fmt.Errorf("--source: %w", err)
 	}
-	return nil
+	return src, func() { src.Close() }, nil
 }

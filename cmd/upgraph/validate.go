@@ -1,55 +1,22 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/catalog/model"
-	catsource "github.com/upgraph/upgraph/catalog/source"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/release/source"
-	"github.com/upgraph/upgraph/release/validate"
 )
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "validate",
-		Usage: "check graph-data as its CI does, and operator catalogs as opm validate does, plus the mistakes upstream accepts silently",
-		Description: `Runs graph-data CI's offline checks (B1–B14 of hack/validate-blocked-edges.py,
-Y1, Y2 and C1 of graph-data.rs), the hard errors of upstream's parser, the
-JSON schemas of channels, blocked edges and raw/metadata.json, and lints
-(L-…): regexes that match no known version, blocks into versions no channel
-serves, files upstream ignores, channel versions out of order, and what
-clusters do with risks since 2026: risk names outside the CVO's pattern
-^[A-Z][A-Za-z0-9.-]*$ or taken by its in-cluster risk sources, one risk
-name with two bodies in one channel × arch graph. With --releases, also
-R1 (every version graph-data names is among the releases) and
-L-multi-arch (every channel listing a version with a multi release serves
-it for arch=multi; release.openshift.io/architecture is exactly multi on
-multi releases and absent on the others).
-
-Prints one line per problem, file:line: severity: message [rule], sorted by
-file and line (--format json: an array of {file, line, severity, rule,
-message}). Exits 1 when there is an error; warnings alone exit 0.
-
---catalog SOURCE checks an OLM operator catalog (an FBC directory, a single
-FBC file or a catalog image), alone or beside --graph-data: a file that
-does not load [F0], operator-registry's model rules as opm validate
-applies them (F1–F24: every problem, not only the first) and the warnings
-upstream lacks (L-…: bundles OLM v0 never reaches, skipRanges OLM ignores
-or that admit versions above their bundle's, deprecated heads, downgrade
-edges, …). Its problems name the file and line of their blob; in JSON
-they also carry package, channel and bundle. See docs/operators.md.`,
+		Name:        "validate",
+		Usage:       "check graph-data as its CI does, and operator catalogs as opm validate does, plus the mistakes upstream accepts silently",
+		Description: help("validate"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "graph-data", Usage: "graph-data directory, .tar.gz, or image:REF (a graph-data container image); required unless --catalog is given"},
 			&cli.StringFlag{Name: "releases", Usage: "release source to check graph-data's versions against: " + source.Kinds},
@@ -79,65 +46,34 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var gdProblems validate.Problems
-	var gdErr error
-	if c.String("graph-data") != "" {
-		gdProblems, gdErr = validateGraphData(c, log)
-		if gdErr != nil {
-			return gdErr
+	v := generator.Validation{GraphData: c.String("graph-data"), Catalog: c.String("catalog")}
+	if v.GraphData != "" {
+		srcOpts, err := sourceOptions(c, log)
+		if err != nil {
+			return err
+		}
+		if v.GraphDataProblems, err = generator.ValidateGraphData(c.Context, v.GraphData, c.String("releases"), srcOpts); err != nil {
+			return err
 		}
 	}
-	var catProblems model.Problems
-	catEmpty := false
-	if spec := c.String("catalog"); spec != "" {
+	if v.Catalog != "" {
 		opts, err := catalogOptions(c, log)
 		if err != nil {
 			return err
 		}
-		src, err := catsource.Parse(spec, opts)
-		if err != nil {
-			return fmt.Errorf("--catalog: %w", err)
+		if v.CatalogProblems, v.CatalogEmpty, err = generator.ValidateCatalog(c.Context, v.Catalog, opts, log); err != nil {
+			return err
 		}
-		lc, err := generator.LoadCatalog(c.Context, "", src, false, log)
-		if err != nil {
-			return fmt.Errorf("--catalog: %w", err)
-		}
-		catProblems = lc.Problems
-		catEmpty = lc.Blobs == 0 && catProblems.Count(model.Error) == 0
 	}
-	switch {
-	case c.String("catalog") == "":
-		err = writeProblems(c, format, gdProblems.WriteText, gdProblems.WriteJSON)
-	case c.String("graph-data") == "":
-		err = writeProblems(c, format, catProblems.WriteText, catProblems.WriteJSON)
-	default:
-		// One list: graph-data's problems, then the catalog's, which
-		// have the same fields and may name what they are about.
-		all := append(slices.Clip(gdProblems), catProblems...)
-		err = writeProblems(c, format, all.WriteText, all.WriteJSON)
-	}
-	if err != nil {
+	ps := v.Problems()
+	if err := writeFormat(c, format, ps.WriteText, ps.WriteJSON); err != nil {
 		return err
 	}
-	var failed []string
-	if n := gdProblems.Count(validate.Error); n > 0 {
-		failed = append(failed, fmt.Sprintf("graph-data %s: %s, %s", c.String("graph-data"), english.Count(n, "error"), english.Count(gdProblems.Count(validate.Warning), "warning")))
-	}
-	if n := catProblems.Count(model.Error); n > 0 {
-		failed = append(failed, fmt.Sprintf("catalog %s: %s, %s", c.String("catalog"), english.Count(n, "error"), english.Count(catProblems.Count(model.Warning), "warning")))
-	}
-	if catEmpty {
-		// As generate refuses it: a catalog without a package.
-		failed = append(failed, fmt.Sprintf("catalog %s: no blob at all (an empty directory or file): no package to publish", c.String("catalog")))
-	}
-	if len(failed) > 0 {
-		return errors.New(strings.Join(failed, "; "))
-	}
-	return nil
+	return v.Err()
 }
 
-// writeProblems writes problems in the format asked for.
-func writeProblems(c *cli.Context, format string, text, json func(io.Writer) error) error {
+// writeFormat writes in the format asked for (text or json).
+func writeFormat(c *cli.Context, format string, text, json func(io.Writer) error) error {
 	if format == "json" {
 		return json(c.App.Writer)
 	}
@@ -153,47 +89,7 @@ func checkValidateCatalog(c *cli.Context) error {
 	if !ok {
 		return err
 	}
-	return checkCatalogSource("catalog", spec, c.String("catalog-platform"))
-}
-
-// validateGraphData runs validate's graph-data checks (and, with
-// --releases, R1 and L-multi-arch).
-func validateGraphData(c *cli.Context, log *slog.Logger) (validate.Problems, error) {
-	srcOpts, err := sourceOptions(c, log)
-	if err != nil {
-		return nil, err
-	}
-	gdfs, err := generator.OpenGraphData(c.Context, c.String("graph-data"), srcOpts.Registry)
-	if err != nil {
-		return nil, err
-	}
-	var opts validate.Options
-	if spec := c.String("releases"); spec != "" {
-		src, err := source.Parse(spec, srcOpts)
-		if err != nil {
-			return nil, err
-		}
-		g, err := src.Graph(c.Context)
-		if err != nil {
-			return nil, err
-		}
-		opts = validate.ReleaseOptions(g)
-	}
-	ps := validate.Validate(gdfs, opts)
-	showPaths(ps, c.String("graph-data"))
-	return ps, nil
-}
-
-// showPaths makes the paths of a graph-data directory relative to the
-// working directory, so editors and CI annotations open the right file.
-// Paths inside an archive or image stay relative to its root.
-func showPaths(ps validate.Problems, gd string) {
-	if st, err := os.Stat(gd); err != nil || !st.IsDir() {
-		return
-	}
-	for i := range ps {
-		ps[i].File = filepath.Join(gd, filepath.FromSlash(ps[i].File))
-	}
+	return generator.CheckCatalogSource("catalog", spec, c.String("catalog-platform"))
 }
 
 // validateLogger is the app's logger, or a default one when the command

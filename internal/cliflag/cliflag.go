@@ -8,10 +8,8 @@
 package cliflag
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -262,18 +260,6 @@ func CheckOutputFile(c *cli.Context, name string) error {
 		return fmt.Errorf("--%s %s: %s is not a directory", name, p, filepath.Dir(p))
 	}
 	return nil
-}
-
-// IsGzip reports whether the file p starts as gzip data does.
-func IsGzip(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	magic := make([]byte, 2)
-	_, err = io.ReadFull(f, magic)
-	return err == nil && bytes.Equal(magic, []byte{0x1f, 0x8b})
 }
 
 // CheckHTTPURL checks that s, the value of --name, is an http:// or

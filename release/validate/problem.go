@@ -1,9 +1,6 @@
 package validate
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/upgraph/upgraph/internal/problem"
 )
 
@@ -43,9 +40,5 @@ func finish(ps []Problem) Problems {
 		}
 		out = append(out, p)
 	}
-	slices.SortStableFunc(out, func(a, b Problem) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
-			cmp.Compare(ruleRank(a.Rule), ruleRank(b.Rule)), cmp.Compare(a.Message, b.Message))
-	})
-	return slices.Compact(Problems(out))
+	return ruleOrder.Sort(out)
 }

@@ -39,7 +39,7 @@ func TestValidateRealGraphData(t *testing.T) {
 	for r := range counts {
 		rules = append(rules, r)
 	}
-	slices.SortFunc(rules, func(a, b string) int { return ruleRank(a) - ruleRank(b) })
+	slices.SortFunc(rules, func(a, b string) int { return ruleOrder.Rank(a) - ruleOrder.Rank(b) })
 	for _, r := range rules {
 		t.Logf("%s: %d", r, counts[r])
 	}

@@ -1,5 +1,7 @@
 package validate
 
+import "github.com/upgraph/upgraph/internal/problem"
+
 // Rule describes one check. IDs B*, Y*, C1 and R1 are graph-data CI's own
 // checks (spec §9.1–§9.3), P* the hard errors of upstream's parser (§3.11),
 // "schema" the JSON schemas of package schema, and L-* lints upstream lacks.
@@ -61,17 +63,5 @@ var Rules = []Rule{
 	{"L-rollout-file", "every file under rollouts/ ends in .yaml (others are not read)"},
 }
 
-var ruleRanks = func() map[string]int {
-	m := map[string]int{}
-	for i, r := range Rules {
-		m[r.ID] = i
-	}
-	return m
-}()
-
-func ruleRank(id string) int {
-	if r, ok := ruleRanks[id]; ok {
-		return r
-	}
-	return len(Rules)
-}
+// ruleOrder ranks the rules in Rules order.
+var ruleOrder = problem.OrderOf(Rules, func(r Rule) string { return r.ID })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -150,4 +151,22 @@ func nodeKind(n *yaml.Node) string {
 		return fmt.Sprintf("the value %q", n.Value)
 	}
 	return "nothing"
+}
+
+// ReadInstalls reads the installed operators file of --installed
+// (ParseInstalls), its errors naming the flag and the file; nothing when
+// the flag is not given.
+func ReadInstalls(file string, given bool) ([]Install, error) {
+	if !given {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--installed: %w", err)
+	}
+	installs, err := ParseInstalls(data)
+	if err != nil {
+		return nil, fmt.Errorf("--installed %s: %w", file, err)
+	}
+	return installs, nil
 }

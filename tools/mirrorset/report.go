@@ -2,6 +2,7 @@ package mirrorset
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -113,6 +114,17 @@ func writeDir(out string, files []File) error {
 	return os.Rename(tmp, out)
 }
 
+// WriteJSON prints the plan as mirror-set --format json does: the bytes
+// of ReportFile.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	data, err := jsonw.Indented(rep)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
 // WriteText prints the plan for people; out is where the set was written.
 func (rep *Report) WriteText(w io.Writer, out string) error {
 	var b strings.Builder
@@ -182,4 +194,43 @@ func dependencyText(d DependencyPick) string {
 		return fmt.Sprintf("at %s: %s moves to %s (catalog %s, channel %s)", d.At, d.Package, d.Bundle, d.Catalog, d.Channel)
 	}
 	return fmt.Sprintf("at %s: for a dependency of %s, OLM v0 installs %s from catalog %s (channel %s)", d.At, d.RequiredBy, d.Bundle, d.Catalog, d.Channel)
+}
+
+// CheckOut checks mirror-set --out (given says whether the flag is):
+// not the root, and a missing directory, an empty one or one holding a
+// previous mirror-set (its ReportFile), which Report.Write replaces.
+func CheckOut(out string, given bool) error {
+	switch {
+	case !given:
+		return errors.New("--out is required: the directory to write")
+	case out == "":
+		return errors.New("--out: empty path")
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if filepath.Dir(abs) == abs {
+		return fmt.Errorf("--out %s: the root directory", out)
+	}
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("--out %s: exists and is not a directory", out)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(out, ReportFile)); err != nil {
+		return fmt.Errorf("--out %s: not empty and holds no %s (a previous mirror-set): give a new directory", out, ReportFile)
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/upgraph/upgraph/internal/english"
 	"github.com/upgraph/upgraph/internal/jsonw"
+	"github.com/upgraph/upgraph/release/policy"
+	"github.com/upgraph/upgraph/tree/version"
 )
 
 // Request is what `upgraph path` asks.
@@ -18,6 +20,33 @@ type Request struct {
 	// ViaEUS adds the EUS channels of EUSChannels to the channel's graph.
 	ViaEUS bool
 	Options
+}
+
+// Check checks the request as the commands take it, naming the flag of
+// the first value that is wrong: --channel and --arch against the
+// patterns a tree's names follow, then --from and --to as versions.
+func (r Request) Check() error {
+	if err := CheckGraph(r.Channel, r.Arch); err != nil {
+		return err
+	}
+	for _, v := range []struct{ flag, value string }{{"from", r.From}, {"to", r.To}} {
+		if _, err := version.Parse(v.value); err != nil {
+			return fmt.Errorf("--%s: %w", v.flag, err)
+		}
+	}
+	return nil
+}
+
+// CheckGraph checks --channel and --arch, which name a graph of a tree,
+// against the patterns a tree's names follow.
+func CheckGraph(channel, arch string) error {
+	if !policy.ChannelPattern.MatchString(channel) {
+		return fmt.Errorf("--channel %q does not match %s", channel, policy.ChannelPattern)
+	}
+	if !policy.ArchPattern.MatchString(arch) {
+		return fmt.Errorf("--arch %q does not match %s", arch, policy.ArchPattern)
+	}
+	return nil
 }
 
 // Report is a planned path with what it was planned on.

@@ -101,3 +101,20 @@ func eusMinor(channel string) ([2]uint64, bool) {
 }
 
 func compareMinor(a, b [2]uint64) int { return slices.Compare(a[:], b[:]) }
+
+// Hint is what path suggests when req found no path r in s: the EUS
+// channels --via-eus would also search, when there are any and it was not
+// given; "" otherwise.
+func Hint(s *Source, req Request, r *Report) string {
+	if r.Found || req.ViaEUS {
+		return ""
+	}
+	channels, ok := Channels(s)
+	if !ok {
+		return ""
+	}
+	if eus := EUSChannels(channels, req.From, req.To); len(eus) > 0 {
+		return "hint: --via-eus also searches " + strings.Join(eus, ", ") + "\n"
+	}
+	return ""
+}

@@ -1,0 +1,52 @@
+package tree
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/upgraph/upgraph/tree/manifest"
+)
+
+// CheckLocation checks a tree's location, named by what (a flag such as
+// "--from", or an argument "SRC"), as far as it can without reading it:
+// the syntax of ParseLocation, that a local path exists and is a tree, a
+// bundle or an OCI layout. endpoints accepts a graph endpoint.
+func CheckLocation(what, spec string, endpoints bool) error {
+	if spec == "" {
+		return fmt.Errorf("%s: empty value: want %s", what, Syntax)
+	}
+	loc, err := ParseLocation(spec)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	switch loc.Kind {
+	case KindEndpoint:
+		if !endpoints {
+			return fmt.Errorf("%s %s: a graph endpoint, not a tree (want %s)", what, spec, Syntax)
+		}
+	case KindDir:
+		if _, err := os.Stat(filepath.Join(spec, manifest.FileName)); err != nil {
+			return fmt.Errorf("%s %s: not a tree written by upgraph generate: %w", what, spec, err)
+		}
+	case KindBundle:
+		if !IsGzip(spec) {
+			return fmt.Errorf("%s %s: neither a tree directory nor a bundle (.tar.gz)", what, spec)
+		}
+	}
+	return nil
+}
+
+// IsGzip reports whether the file p starts as gzip data does (a bundle).
+func IsGzip(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 2)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && bytes.Equal(magic, []byte{0x1f, 0x8b})
+}
