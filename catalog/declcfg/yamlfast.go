@@ -143,6 +143,12 @@ func yamlKey(k any) (string, bool) {
 // byte, as json.Marshal would have).
 func appendJSONString[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '"')
+	b = appendJSONBody(b, s)
+	return append(b, '"')
+}
+
+// appendJSONBody is appendJSONString without the quotes.
+func appendJSONBody[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -158,6 +164,5 @@ func appendJSONString[T string | []byte](b []byte, s T) []byte {
 		}
 		start = i + 1
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

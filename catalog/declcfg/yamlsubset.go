@@ -2,6 +2,7 @@ package declcfg
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"regexp"
 	"strconv"
@@ -75,7 +76,18 @@ func appendSubsetYAML(b, doc []byte) ([]byte, bool) {
 // accepts: printable ASCII, "\n", and valid UTF-8 that yaml/v2 accepts and
 // does not read as a line break or byte order mark.
 func subsetChars(doc []byte) bool {
-	for i := 0; i < len(doc); {
+	i := 0
+	for {
+		// Eight bytes at a time while they are printable ASCII.
+		for ; i+8 <= len(doc); i += 8 {
+			w := binary.LittleEndian.Uint64(doc[i:])
+			if w&hiBits != 0 || hasLess(w, 0x20) || hasByte(w, 0x7F) {
+				break
+			}
+		}
+		if i >= len(doc) {
+			return true
+		}
 		c := doc[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' || c == 0x7F {
@@ -93,7 +105,33 @@ func subsetChars(doc []byte) bool {
 		}
 		i += size
 	}
-	return true
+}
+
+// Bit tricks on eight bytes at once (a uint64): hasLess reports whether
+// a byte is below n (n <= 0x80), hasByte whether a byte equals b.
+const (
+	loBits = 0x0101010101010101
+	hiBits = 0x8080808080808080
+)
+
+func hasLess(w uint64, n byte) bool { return (w-loBits*uint64(n))&^w&hiBits != 0 }
+
+func hasByte(w uint64, b byte) bool { return hasLess(w^(loBits*uint64(b)), 1) }
+
+// appendJSONBytes is appendJSONString, skipping eight bytes at a time
+// over what needs no escaping.
+func appendJSONBytes(b, s []byte) []byte {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		if hasLess(w, 0x20) || hasByte(w, '"') || hasByte(w, '\\') {
+			break
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s[:i]...)
+	b = appendJSONBody(b, s[i:])
+	return append(b, '"')
 }
 
 type subsetParser struct {
@@ -101,6 +139,8 @@ type subsetParser struct {
 	pos   int // start of the next line to read
 	out   []byte
 	depth int
+	// scratch holds a scalar being unfolded or unescaped.
+	scratch []byte
 }
 
 // lineEnd returns the offset of the "\n" ending the line at off (or
@@ -240,11 +280,15 @@ func (p *subsetParser) key(off int) (colon int, ok bool) {
 		return 0, false
 	}
 	k := bytes.TrimRight(p.doc[off:end], " ")
-	if resolveTable[k[0]] == 0 {
-		p.out = appendJSONString(p.out, k)
+	if string(k) == "<<" {
+		return 0, false // a merge key
+	}
+	v, isString := resolveBytes(k)
+	if isString {
+		p.out = appendJSONBytes(p.out, k)
 		return end, true
 	}
-	s, ok := yamlKey(resolvePlain(string(k)))
+	s, ok := yamlKey(v)
 	if !ok {
 		return 0, false
 	}
@@ -352,6 +396,7 @@ func (p *subsetParser) plain(off, minCol int) bool {
 	doc := p.doc
 	var folded []byte // the scalar, when it spans lines
 	var first []byte
+	defer func() { p.scratch = folded[:0] }()
 	for line := 0; ; line++ {
 		end := p.lineEnd(off)
 		stop, comment := end, false
@@ -373,7 +418,7 @@ func (p *subsetParser) plain(off, minCol int) bool {
 			first = text
 		} else {
 			if folded == nil {
-				folded = append(folded, first...)
+				folded = append(p.scratch[:0], first...)
 			}
 			folded = append(folded, text...)
 		}
@@ -401,7 +446,7 @@ func (p *subsetParser) plain(off, minCol int) bool {
 			break
 		}
 		if folded == nil {
-			folded = append(folded, first...)
+			folded = append(p.scratch[:0], first...)
 		}
 		if breaks == 0 {
 			folded = append(folded, ' ')
@@ -415,12 +460,13 @@ func (p *subsetParser) plain(off, minCol int) bool {
 	if folded != nil {
 		s = folded
 	}
-	if resolveTable[s[0]] == 0 {
-		p.out = appendJSONString(p.out, s)
+	v, isString := resolveBytes(s)
+	if isString {
+		p.out = appendJSONBytes(p.out, s)
 		return true
 	}
 	var ok bool
-	p.out, ok = appendYAML(p.out, resolvePlain(string(s)), 0)
+	p.out, ok = appendYAML(p.out, v, 0)
 	return ok
 }
 
@@ -443,7 +489,8 @@ func (p *subsetParser) restBlank(off, end int) bool {
 func (p *subsetParser) quoted(off int, single bool) bool {
 	doc := p.doc
 	q := doc[off]
-	var s []byte
+	s := p.scratch[:0]
+	defer func() { p.scratch = s[:0] }()
 	i := off + 1
 	for {
 		if i >= len(doc) || doc[i-1] == '\n' && (bytes.HasPrefix(doc[i:], []byte("---")) || bytes.HasPrefix(doc[i:], []byte("..."))) {
@@ -507,7 +554,7 @@ func (p *subsetParser) quoted(off int, single bool) bool {
 	if !p.restBlank(i, end) {
 		return false
 	}
-	p.out = appendJSONString(p.out, s)
+	p.out = appendJSONBytes(p.out, s)
 	p.pos = min(end+1, len(doc))
 	return true
 }
@@ -617,7 +664,8 @@ func (p *subsetParser) literal(off, owner int) bool {
 		}
 	}
 	readBreaks()
-	var s []byte
+	s := p.scratch[:0]
+	defer func() { p.scratch = s[:0] }()
 	leadingBreak := false
 	for col == indent && pos < len(doc) {
 		if leadingBreak {
@@ -644,7 +692,7 @@ func (p *subsetParser) literal(off, owner int) bool {
 			s = append(s, '\n')
 		}
 	}
-	p.out = appendJSONString(p.out, s)
+	p.out = appendJSONBytes(p.out, s)
 	// The next line to read is the one that ended the scalar (its spaces
 	// were only looked at).
 	for pos > 0 && doc[pos-1] != '\n' {
@@ -692,6 +740,28 @@ var resolveWords = func() map[string]any {
 }()
 
 var yamlFloatSyntax = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+// resolveBytes is resolvePlain without allocating for the scalars that
+// can only be strings (isString true, v nil): those whose first character
+// starts no other value, and words longer than any yaml/v2 resolves by
+// name.
+func resolveBytes(s []byte) (v any, isString bool) {
+	switch resolveTable[s[0]] {
+	case 0:
+		return nil, true
+	case 'M':
+		if len(s) > 5 {
+			return nil, true
+		}
+		if v, ok := resolveWords[string(s)]; ok {
+			return v, false
+		}
+		return nil, true
+	}
+	v = resolvePlain(string(s))
+	_, isString = v.(string)
+	return v, isString
+}
 
 // resolvePlain is the value yaml/v2 decodes a plain scalar s into an
 // interface{} as (resolve.go's resolve with no tag, and decode.go's
