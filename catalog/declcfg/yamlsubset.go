@@ -78,10 +78,15 @@ func appendSubsetYAML(b, doc []byte) ([]byte, bool) {
 func subsetChars(doc []byte) bool {
 	i := 0
 	for {
-		// Eight bytes at a time while they are printable ASCII.
+		// Eight bytes at a time while they are printable ASCII or "\n"
+		// (each "\n" turned into "*" first).
 		for ; i+8 <= len(doc); i += 8 {
 			w := binary.LittleEndian.Uint64(doc[i:])
-			if w&hiBits != 0 || hasLess(w, 0x20) || hasByte(w, 0x7F) {
+			if w&hiBits != 0 {
+				break
+			}
+			w |= zeroBytes(w^(loBits*'\n')) >> 2
+			if hasLess(w, 0x20) || hasByte(w, 0x7F) {
 				break
 			}
 		}
@@ -117,6 +122,12 @@ const (
 func hasLess(w uint64, n byte) bool { return (w-loBits*uint64(n))&^w&hiBits != 0 }
 
 func hasByte(w uint64, b byte) bool { return hasLess(w^(loBits*uint64(b)), 1) }
+
+// zeroBytes has the high bit of exactly the bytes of w that are zero.
+func zeroBytes(w uint64) uint64 {
+	const low7 = 0x7F7F7F7F7F7F7F7F
+	return ^((w&low7 + low7) | w | low7)
+}
 
 // appendJSONBytes is appendJSONString, skipping eight bytes at a time
 // over what needs no escaping.

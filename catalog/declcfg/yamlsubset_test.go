@@ -155,3 +155,21 @@ func catalogDocs(tb testing.TB, every int) [][]byte {
 	}
 	return docs
 }
+
+func TestSubsetChars(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"", true},
+		{"abcdefgh\nabcdefgh\n\n\n\n\n\n\n\n", true},
+		{"abcdefg\x0bh", false}, {"abcdefgh\x09", false}, {"abc\rdefgh", false}, {"abcdefgh~\x7f", false},
+		{"\x00abcdefgh", false}, {"abcdefghé\n12345678", true}, {"abcdefgh\u0085", false}, {"abcdefgh\u2028", false},
+		{"abcdefgh\ufeff", false}, {"abcdefgh\xff", false}, {"abcdefgh\U0001F600", true}, {"abcdefgh\uffff", false},
+		{"12345678\x1f", false}, {"1234567\n\x1f", false}, {"\n\n\n\n\n\n\n\x0a", true}, {"\n\n\n\n\n\n\n\x0b", false},
+	} {
+		if got := subsetChars([]byte(tc.in)); got != tc.want {
+			t.Errorf("subsetChars(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
