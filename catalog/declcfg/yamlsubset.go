@@ -129,16 +129,23 @@ func zeroBytes(w uint64) uint64 {
 	return ^((w&low7 + low7) | w | low7)
 }
 
-// appendJSONBytes is appendJSONString, skipping eight bytes at a time
-// over what needs no escaping.
-func appendJSONBytes(b, s []byte) []byte {
-	i := 0
+// safePrefix returns the offset, from i, of the first eight bytes of s
+// that are not all printable ASCII other than '"' and '\\' (the bytes
+// JSON strings hold as they are); the bytes before it are.
+func safePrefix(s []byte, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		w := binary.LittleEndian.Uint64(s[i:])
-		if hasLess(w, 0x20) || hasByte(w, '"') || hasByte(w, '\\') {
+		if w&hiBits != 0 || hasLess(w, 0x20) || hasByte(w, '"') || hasByte(w, '\\') {
 			break
 		}
 	}
+	return i
+}
+
+// appendJSONBytes is appendJSONString, skipping eight bytes at a time
+// over what needs no escaping.
+func appendJSONBytes(b, s []byte) []byte {
+	i := safePrefix(s, 0)
 	b = append(b, '"')
 	b = append(b, s[:i]...)
 	b = appendJSONBody(b, s[i:])
