@@ -12,35 +12,35 @@ import (
 )
 
 // This file converts the YAML that opm writes to JSON without a YAML
-// parser: go.yaml.in/yaml/v2 spends most of a catalog's load time
+// parser: go.yaml.in/yaml/v2 spent most of a catalog's load time
 // scanning it (a profile of the shared catalog put 82 % of Load in
 // yaml/v2.Unmarshal). appendSubsetYAML understands a subset of YAML:
 //
 //   - one block mapping at column 0 (after an optional "---" line), whose
 //     values are block mappings, block sequences (indented or not), "- "
 //     entries holding a compact mapping, and scalars;
-//   - plain scalars on one line (keys too), single- and double-quoted
-//     scalars on one line, literal block scalars ("|", "|-", "|+", with an
-//     optional indentation indicator), and the empty flow collections "{}"
-//     and "[]";
+//   - plain keys on one line; plain, single- and double-quoted scalars,
+//     over several lines too (folded as yaml/v2 folds them); literal
+//     block scalars ("|", "|-", "|+", with an optional indentation
+//     indicator); the empty flow collections "{}" and "[]";
 //   - blank lines and comments.
 //
 // Anything else -- anchors, aliases, tags, flow collections with content,
-// multi-line plain or quoted scalars, folded block scalars, explicit keys,
-// quoted keys, tabs, carriage returns, control or non-printable
-// characters, line breaks other than "\n", directives, "..." -- makes it
-// answer ok false, and the caller converts the document with yaml/v2
-// (yamlDirect, then sigs.k8s.io/yaml). Within the subset, the JSON it
-// writes is byte for byte what appendYAML writes for the yaml.MapSlice
-// that yaml/v2 decodes from the document: the scanner rules followed here
-// are those of go.yaml.in/yaml/v2 v2.4.3 (scannerc.go: plain scalars end
-// at ": " and " #"; yaml_parser_scan_block_scalar and
-// yaml_parser_scan_block_scalar_breaks for literal scalars; the
-// double-quoted escapes of yaml_parser_scan_flow_scalar) and plain
-// scalars resolve as resolve.go resolves them into an interface{}
-// (YAML 1.1 booleans, ints in bases 2, 8, 10 and 16, floats, null,
-// timestamps kept as strings). TestSubsetYAMLSharedCatalog and
-// FuzzSubsetYAML check it against yaml/v2.
+// folded block scalars, explicit, quoted or merge ("<<") keys, tabs,
+// carriage returns, control or non-printable characters, line breaks
+// other than "\n", directives, "..." -- makes it answer ok false, and the
+// caller converts the document with yaml/v2 (yamlDirect, then
+// sigs.k8s.io/yaml). Within the subset, the JSON it writes is byte for
+// byte what appendYAML writes for the yaml.MapSlice that yaml/v2 decodes
+// from the document: the scanner rules followed here are those of
+// go.yaml.in/yaml/v2 v2.4.3 (scannerc.go: yaml_parser_fetch_next_token
+// for what may start a plain scalar, yaml_parser_scan_plain_scalar,
+// yaml_parser_scan_flow_scalar, yaml_parser_scan_block_scalar and
+// yaml_parser_scan_block_scalar_breaks) and plain scalars resolve as
+// resolve.go resolves them into an interface{} (YAML 1.1 booleans, ints
+// in bases 2, 8, 10 and 16, floats, null, timestamps kept as strings by
+// decode.go). TestSubsetYAMLSharedCatalog (every document of the shared
+// catalog) and FuzzSubsetYAML check it against yaml/v2.
 
 // appendSubsetYAML appends the JSON of doc (a YAML document ending in a
 // newline) to b.
