@@ -47,3 +47,10 @@ func benchmarkLoad(b *testing.B, fsys fs.FS) {
 	}
 	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkLoadJSON loads the shared catalog written as indented JSON,
+// one catalog.json per package (about 20 MB, 856 blobs): the same
+// catalog as BenchmarkLoad in the other format opm writes.
+func BenchmarkLoadJSON(b *testing.B) {
+	benchmarkLoad(b, os.DirFS(largeCatalog(b, 1)))
+}

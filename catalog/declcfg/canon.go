@@ -474,6 +474,7 @@ func (c *canonicalizer) str(i int) (end int, escaped bool, err *jsonError) {
 	src := c.src
 	j := i + 1
 	// Fast path: printable ASCII without escapes is copied as it is.
+	j = safePrefix(src, j)
 	for j < len(src) && src[j] < utf8.RuneSelf && safe[src[j]] {
 		j++
 	}

@@ -34,11 +34,14 @@ func (d *fileDecoder) yamlDirect(doc []byte) (mv metaValue, ok bool) {
 	if bytes.Contains(doc, []byte("<<")) {
 		return mv, false
 	}
-	var ms yamlv2.MapSlice
-	if err := yamlv2.Unmarshal(doc, &ms); err != nil || len(ms) == 0 {
-		return mv, false
+	buf, ok := appendSubsetYAML(d.jbuf[:0], doc)
+	if !ok {
+		var ms yamlv2.MapSlice
+		if err := yamlv2.Unmarshal(doc, &ms); err != nil || len(ms) == 0 {
+			return mv, false
+		}
+		buf, ok = appendYAML(d.jbuf[:0], ms, 0)
 	}
-	buf, ok := appendYAML(d.jbuf[:0], ms, 0)
 	d.jbuf = buf
 	if !ok {
 		return mv, false
@@ -138,8 +141,14 @@ func yamlKey(k any) (string, bool) {
 // appendJSONString writes s as a JSON string, escaping only what JSON
 // requires; decodeMeta re-encodes it (invalid UTF-8 included, byte by
 // byte, as json.Marshal would have).
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '"')
+	b = appendJSONBody(b, s)
+	return append(b, '"')
+}
+
+// appendJSONBody is appendJSONString without the quotes.
+func appendJSONBody[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -155,6 +164,5 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		start = i + 1
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
