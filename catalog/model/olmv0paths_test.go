@@ -98,7 +98,8 @@ func TestV0PathsGenerated(t *testing.T) {
 
 // generatedChannel is package p with channel stable of n entries
 // p.v1.0.0 …, mostly each replacing the one before, with random skips,
-// skipRanges, Prohibited bundles, missing bundles and versions.
+// skipRanges, Prohibited bundles, missing bundles, repeated versions and
+// releases (build metadata).
 func generatedChannel(tb testing.TB, rng *rand.Rand, n int) *declcfg.DeclarativeConfig {
 	tb.Helper()
 	name := func(i int) string { return fmt.Sprintf("p.v1.0.%d", i) }
@@ -137,8 +138,11 @@ func generatedChannel(tb testing.TB, rng *rand.Rand, n int) *declcfg.Declarative
 			continue // an entry without a bundle
 		}
 		v := fmt.Sprintf("1.0.%d", i)
-		if rng.IntN(15) == 0 {
+		switch rng.IntN(15) {
+		case 0:
 			v = fmt.Sprintf("1.0.%d", rng.IntN(n))
+		case 1:
+			v = fmt.Sprintf("1.0.%d+%d", rng.IntN(n), rng.IntN(3)) // a release (OLM v1's legacy reading)
 		}
 		props := fmt.Sprintf(`{"type":"olm.package","value":{"packageName":"p","version":%q}}`, v)
 		if rng.IntN(10) == 0 {
