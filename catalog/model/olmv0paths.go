@@ -16,9 +16,9 @@ package model
 // Bounded(e) equals ResolveV0 for e's bundle cut by InstalledView.Bounded,
 // byte for byte (TestV0PathsMatchResolveV0).
 //
-// A V0Paths is not safe for concurrent use before Bounded has been
-// called once (it builds lazily); the next/ builder uses one per channel
-// task.
+// A V0Paths is not safe for concurrent use (it builds on first use and
+// reuses a buffer); the next/ builder uses one per channel task, whose
+// entries it renders in turn.
 type V0Paths struct {
 	ch    *Channel
 	order []*Entry
