@@ -89,6 +89,8 @@ type Package struct {
 
 	channelByName map[string]*Channel
 	bundleByName  map[string]*Bundle
+	// v1 is the index of OLM v1 successors (olmv1index.go).
+	v1 v1Lazy
 	// problems are the package's own problems (those whose Package is
 	// this package's name), set by Convert.
 	problems Problems

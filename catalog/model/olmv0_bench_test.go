@@ -9,27 +9,39 @@ import (
 	"github.com/upgraph/upgraph/catalog/declcfg"
 )
 
-// BenchmarkV0PathsReplacesChain computes every entry's InstalledView (what
-// its next/ file holds before the cut) on one channel of n bundles each
+// BenchmarkV0PathsReplacesChain computes every entry's next/ file view
+// (InstalledView cut by Bounded) on one channel of n bundles each
 // replacing the one before: OLM v0's path from bundle i has n-1-i hops,
-// so the paths hold n²/2 hops in all. It reports CPU time per channel.
+// so the whole paths hold n²/2 hops in all. "walk" is ResolveV0's whole
+// walk per entry, then the cut (the builder before V0Paths); "memo" is
+// BoundedViewInSets with the channel's V0Paths (the builder now), built
+// afresh in each iteration. It reports CPU time per channel.
 func BenchmarkV0PathsReplacesChain(b *testing.B) {
-	for _, n := range []int{500, 1000, 2000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			m := Convert(replacesChain(b, n))
-			ch := m.Package("p").Channel("stable")
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for b.Loop() {
-				for _, e := range ch.Entries {
-					v := e.InstalledView()
-					if e.Name == "p.v1.0.0" && len(v.OLMV0.PathToHead) != n-1 {
-						b.Fatalf("path of %d hops from the oldest bundle, want %d", len(v.OLMV0.PathToHead), n-1)
+	for _, way := range []string{"walk", "memo"} {
+		for _, n := range []int{500, 1000, 2000, 4000} {
+			b.Run(fmt.Sprintf("%s/%d", way, n), func(b *testing.B) {
+				m := Convert(replacesChain(b, n))
+				ch := m.Package("p").Channel("stable")
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					paths := ch.V0Paths()
+					for _, e := range ch.Entries {
+						var v InstalledView
+						if way == "walk" {
+							v = e.InstalledView()
+							v.Bounded(ch)
+						} else {
+							v = e.BoundedViewInSets(nil, nil, "", paths)
+						}
+						if e.Name == "p.v1.0.0" && v.OLMV0.PathToHeadTotal != n-1 {
+							b.Fatalf("path of %d hops from the oldest bundle, want %d", v.OLMV0.PathToHeadTotal, n-1)
+						}
 					}
 				}
-			}
-			reportCPU(b, cpu0)
-		})
+				reportCPU(b, cpu0)
+			})
+		}
 	}
 }
 

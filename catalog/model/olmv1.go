@@ -223,6 +223,14 @@ type v1Cand struct {
 // sorted (non-deprecated first, then highest version and release). The
 // error is the walk function's (the whole resolution fails).
 func (p *Package) v1Candidates(q V1Query, inRange func(semver.Version) bool) ([]v1Cand, error) {
+	return p.v1CandidatesOf(q, inRange, true)
+}
+
+// v1CandidatesOf is v1Candidates asking, when indexed and the index
+// applies, only the bundles v1SuccessorIndex finds, else every bundle
+// (the same answer: the others are never successors nor the installed
+// version).
+func (p *Package) v1CandidatesOf(q V1Query, inRange func(semver.Version) bool, indexed bool) ([]v1Cand, error) {
 	// The channels whose entries count: all, or those the filter names
 	// (the resolver shrinks the package's channel list in place, so
 	// successors too come only from them).
@@ -247,8 +255,12 @@ func (p *Package) v1Candidates(q V1Query, inRange func(semver.Version) bool) ([]
 			return nil, fmt.Errorf("error finding upgrade edges: getting successorsPredicate: error parsing installed bundle version: %w", err)
 		}
 	}
+	bundles := p.Bundles
+	if indexed && successors && !q.BundleReleaseSupport {
+		bundles = p.v1Successors().from(p, q.Installed.Name, instVR)
+	}
 	var cands []v1Cand
-	for _, b := range p.Bundles {
+	for _, b := range bundles {
 		if len(q.Channels) > 0 && !inAnyChannel(chans, b.Name) {
 			continue
 		}

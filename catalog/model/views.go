@@ -33,6 +33,14 @@ type GraphRef struct {
 // channel (OLM v1 with the BundleReleaseSupport gate at its default, off).
 // An entry without a bundle gets errors.
 func (e *Entry) InstalledView() InstalledView {
+	return e.installedView(func(in Installed) V0Result {
+		return e.Channel.Package.ResolveV0(V0Query{Channel: e.Channel.Name, Installed: &in})
+	})
+}
+
+// installedView is InstalledView with OLM v0's answer from resolveV0,
+// given the installed bundle.
+func (e *Entry) installedView(resolveV0 func(Installed) V0Result) InstalledView {
 	ch := e.Channel
 	v := InstalledView{Package: ch.Package.Name, Channel: ch.Name, Installed: GraphRef{Name: e.Name}}
 	b := e.Bundle
@@ -42,8 +50,7 @@ func (e *Entry) InstalledView() InstalledView {
 		return v
 	}
 	v.Installed.Version, v.Installed.Release = b.PackageProperty.Version, b.PackageProperty.Release
-	v0 := b.InstalledV0()
-	v.OLMV0 = ch.Package.ResolveV0(V0Query{Channel: ch.Name, Installed: &v0})
+	v.OLMV0 = resolveV0(b.InstalledV0())
 	q := V1Query{Channels: []string{ch.Name}}
 	if v1, err := b.InstalledV1(false); err != nil {
 		v.OLMV1 = V1Result{Semantics: SemanticsV1, Channels: q.Channels, Candidates: []V1Candidate{},
@@ -88,7 +95,11 @@ func (v *InstalledView) withoutRanges() {
 // member has the package, OLMV1 is ResolveV1Set's answer. OLM v0 stays
 // in the entry's catalog (a Subscription names its CatalogSource).
 func (e *Entry) InstalledViewIn(set []V1CatalogMember) InstalledView {
-	v := e.InstalledView()
+	return e.installedViewIn(set, e.InstalledView())
+}
+
+// installedViewIn is InstalledViewIn from v, e's InstalledView.
+func (e *Entry) installedViewIn(set []V1CatalogMember, v InstalledView) InstalledView {
 	n := 0
 	for _, m := range set {
 		if m.Package != nil {

@@ -35,12 +35,43 @@ func isV0DependencyType(t string) bool {
 // a dependency gets ResolveV0's answer, which is the same, under the same
 // semantics label. v0 nil is InstalledViewIn.
 func (e *Entry) InstalledViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog string) InstalledView {
-	v := e.InstalledViewIn(v1)
+	return e.installedViewInSets(v1, v0, catalog, e.InstalledView, e.Channel.Package.DeclaresV0Dependencies)
+}
+
+// BoundedViewInSets is InstalledViewInSets cut by InstalledView.Bounded
+// (what e's next/ file holds), with OLM v0's path read from paths, the
+// memo of e's channel (V0Paths.Bounded), instead of walked whole: the
+// same bytes in time linear in what the file lists.
+func (e *Entry) BoundedViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog string, paths *V0Paths) InstalledView {
+	deps := func() bool {
+		if paths.deps == nil {
+			d := e.Channel.Package.DeclaresV0Dependencies()
+			paths.deps = &d
+		}
+		return *paths.deps
+	}
+	view := func() InstalledView {
+		if v0 != nil && e.Bundle != nil && deps() {
+			// ResolvePath answers below; ResolveV0's path is not used.
+			return e.installedView(func(Installed) V0Result { return V0Result{} })
+		}
+		return e.installedView(func(Installed) V0Result { return paths.Bounded(e) })
+	}
+	v := e.installedViewInSets(v1, v0, catalog, view, deps)
+	v.Bounded(e.Channel)
+	return v
+}
+
+// installedViewInSets is InstalledViewInSets from view (e's
+// InstalledView) and deps (whether e's package declares OLM v0
+// dependencies).
+func (e *Entry) installedViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog string, view func() InstalledView, deps func() bool) InstalledView {
+	v := e.installedViewIn(v1, view())
 	if v0 == nil || e.Bundle == nil {
 		return v
 	}
 	ch := e.Channel
-	if !ch.Package.DeclaresV0Dependencies() {
+	if !deps() {
 		v.OLMV0.Semantics = SemanticsV0Set
 		return v
 	}

@@ -10,7 +10,7 @@
 //	                          candidates and pick or refusal, across the
 //	                          catalogs of the set that have P, and OLM v0's
 //	                          dependencies over the set with each one's
-//	                          pick (model.InstalledViewInSets), at most
+//	                          pick (model.BoundedViewInSets), at most
 //	                          model.FileListMax hops and candidates
 //	                          (model.InstalledView.Bounded)
 //
@@ -349,12 +349,12 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 				if err := out(ChannelGraphPath(p.Name, ch.Name), data); err != nil {
 					return err
 				}
+				paths := ch.V0Paths() // each hop's pick once, not once per path through it
 				for _, e := range ch.Entries {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					v := e.InstalledViewInSets(set, v0, c.Name)
-					v.Bounded(ch)
+					v := e.BoundedViewInSets(set, v0, c.Name, paths)
 					data, err := marshal(v)
 					if err != nil {
 						return err
