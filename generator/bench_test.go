@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -97,10 +98,12 @@ func BenchmarkGenerate(b *testing.B) {
 		b.Run("replace"+suffix, func(b *testing.B) {
 			out := filepath.Join(base, "tree"+suffix)
 			m := generate(b, out, gz) // the tree a scheduled run replaces
+			stop := profileLoop(b, "replace"+suffix)
 			cpu := cpuSeconds()
 			for b.Loop() {
 				m = generate(b, out, gz)
 			}
+			stop()
 			report(b, m, out, cpuSeconds()-cpu)
 		})
 		b.Run("fresh"+suffix, func(b *testing.B) {
@@ -119,6 +122,24 @@ func BenchmarkGenerate(b *testing.B) {
 			report(b, m, out, cpuSeconds()-cpu)
 		})
 	}
+}
+
+// profileLoop starts a CPU profile of the timed loop alone (not of the
+// inputs' synthesis or the tree made first) into $BENCH_CPUPROFILE-name
+// when BENCH_CPUPROFILE is set, and returns the function that stops it.
+func profileLoop(b *testing.B, name string) (stop func()) {
+	prefix := os.Getenv("BENCH_CPUPROFILE")
+	if prefix == "" {
+		return func() {}
+	}
+	f, err := os.Create(prefix + "-" + name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // medianVersionRatio is the median size of a per-version file as a fraction
