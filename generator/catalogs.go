@@ -146,6 +146,7 @@ func newCatalogDedup(st writer.Staging) *catalogDedup {
 // flush hashes the batch, then carries over, links (later, in link) or
 // puts each file, and empties the batch.
 func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
+	defer fb.closePending() // after an error
 	bufs := fb.bufs[:len(fb.files)]
 	for i, digest := range manifest.SHA256s(bufs) {
 		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}

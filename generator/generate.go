@@ -32,8 +32,10 @@ import (
 // HeapBudget is the Go memory a generation may use before its garbage is
 // collected (see internal/gcbudget), as upgraph generate runs it. At real
 // scale (5,800 releases, 39,000 files) a generation's live heap peaks near
-// 130 MB, and with this budget its peak resident size stays under 400 MB.
-const HeapBudget = 360 << 20
+// 130 MB, and with this budget its peak resident size stays under 300 MB
+// (about 285 MB in BenchmarkGenerate; 390 MB at 360 MiB, for 5-10 % less
+// CPU time: docs/performance.md).
+const HeapBudget = 256 << 20
 
 // BuildOptions configure the graph-building stages.
 type BuildOptions struct {

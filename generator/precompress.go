@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/upgraph/upgraph/internal/precompress"
@@ -31,12 +30,12 @@ func newCopier(st writer.Staging) *copier {
 	return c
 }
 
-// pendingCopy is a copy the previous generation has, to be carried over
-// once its digest is checked (finishCopies).
+// pendingCopy is a copy the previous generation has, open, to be carried
+// over once its digest is checked (finishCopies).
 type pendingCopy struct {
 	f        *treeFile
 	data     []byte // f's bytes, compressed if the copy is not carried
-	old      []byte
+	old      *writer.PreviousFile
 	previous manifest.File
 }
 
@@ -70,13 +69,28 @@ func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile
 	name := precompress.Name(f.name)
 	if carrier, ok := st.(writer.Carrier); ok && carried {
 		if prev, listed := fb.gzip.previous[name]; listed {
-			old, ok, err := carrier.Previous(ctx, name)
+			// The previous copy is read once, into a buffer of the
+			// batch, and kept open: the inode hashed is the one linked.
+			n := len(fb.pending)
+			var buf []byte
+			if n < len(fb.oldBufs) {
+				buf = fb.oldBufs[n]
+			}
+			old, ok, err := carrier.OpenPrevious(ctx, name, buf)
 			if err != nil {
 				return err
 			}
-			if ok && int64(len(old)) == prev.Size && precompress.Matches(old, data) {
-				fb.pending = append(fb.pending, pendingCopy{f: f, data: data, old: old, previous: prev})
-				return nil
+			if ok {
+				if n < len(fb.oldBufs) {
+					fb.oldBufs[n] = old.Data
+				} else {
+					fb.oldBufs = append(fb.oldBufs, old.Data)
+				}
+				if int64(len(old.Data)) == prev.Size && precompress.Matches(old.Data, data) {
+					fb.pending = append(fb.pending, pendingCopy{f: f, data: data, old: old, previous: prev})
+					return nil
+				}
+				old.Close()
 			}
 		}
 	}
@@ -115,21 +129,16 @@ func (fb *fileBatch) finishCopies(ctx context.Context, st writer.Staging) error 
 	if len(fb.pending) > 0 {
 		bufs := fb.hashed[:0]
 		for _, p := range fb.pending {
-			bufs = append(bufs, p.old)
+			bufs = append(bufs, p.old.Data)
 		}
 		digests := manifest.SHA256s(bufs)
-		carrier := st.(writer.Carrier) // pending only with one
 		for i, p := range fb.pending {
-			if digests[i] == p.previous.SHA256 {
-				// The inode linked holds the bytes hashed.
-				_, ok, err := carrier.CarryOver(ctx, precompress.Name(p.f.name), func(b []byte) bool { return bytes.Equal(b, p.old) })
-				if err != nil {
-					return err
-				}
-				if ok {
-					p.f.gz = &treeFile{name: precompress.Name(p.f.name), info: p.previous}
-					continue
-				}
+			// The inode linked is the one read and hashed.
+			carried := digests[i] == p.previous.SHA256 && p.old.Link()
+			p.old.Close()
+			if carried {
+				p.f.gz = &treeFile{name: precompress.Name(p.f.name), info: p.previous}
+				continue
 			}
 			if err := fb.compressCopy(ctx, st, p.f, p.data); err != nil {
 				return err
@@ -157,6 +166,16 @@ func (fb *fileBatch) finishCopies(ctx context.Context, st writer.Staging) error 
 	clear(fb.copies)
 	fb.copies = fb.copies[:0]
 	return nil
+}
+
+// closePending closes the previous copies still open, when a batch ends
+// in an error before finishCopies.
+func (fb *fileBatch) closePending() {
+	for _, p := range fb.pending {
+		p.old.Close()
+	}
+	clear(fb.pending)
+	fb.pending = fb.pending[:0]
 }
 
 // linkCopy makes f's gzip copy a link to its owner's, as f is to its

@@ -504,6 +504,8 @@ type fileBatch struct {
 	gzBufs, hashed [][]byte
 	copies         []*treeFile
 	pending        []pendingCopy
+	// oldBufs hold the previous copies read (pending[i]'s in oldBufs[i]).
+	oldBufs [][]byte
 }
 
 // next returns an empty buffer to render the next file into.
@@ -529,6 +531,7 @@ func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
 
 // flush hashes and stores the batch and empties it.
 func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
+	defer fb.closePending() // after an error
 	bufs := fb.bufs[:len(fb.files)]
 	for i, digest := range manifest.SHA256s(bufs) {
 		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}

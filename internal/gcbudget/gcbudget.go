@@ -23,8 +23,12 @@ const liveMetric = "/gc/heap/live:bytes"
 
 // Apply lets the heap grow to budget bytes (total Go memory, as
 // debug.SetMemoryLimit counts it) before the collector runs. Once a
-// collection finds more than half of the budget live, the previous
-// settings are restored. Apply does nothing when GOGC or GOMEMLIMIT is set
+// collection finds more than three quarters of the budget live, the
+// previous settings are restored: the collector would then run at least
+// every quarter of the budget allocated, and a heap still growing is
+// paced as usual. (At half, a real-scale generation, 170 MB live at its
+// peak under a 256 MiB budget, went back to GOGC=100 and grew to 360 MB
+// resident.) Apply does nothing when GOGC or GOMEMLIMIT is set
 // in the environment: whoever set them decided. The returned function
 // restores the previous settings; it is safe to call more than once.
 func Apply(budget int64) (restore func()) {
@@ -53,7 +57,7 @@ func Apply(budget int64) (restore func()) {
 		if done {
 			return false
 		}
-		if live() > uint64(budget)/2 {
+		if live() > uint64(budget)/4*3 {
 			restore()
 			return false
 		}

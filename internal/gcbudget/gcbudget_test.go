@@ -30,14 +30,14 @@ func TestApplyAndRestore(t *testing.T) {
 	}
 }
 
-// A live heap over half the budget brings the default pacing back after
-// the next collection.
+// A live heap over three quarters of the budget brings the default
+// pacing back after the next collection.
 func TestLargeLiveHeapRestoresPacing(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	restore := Apply(64 << 20)
 	defer restore()
-	held := make([]byte, 48<<20)
+	held := make([]byte, 56<<20)
 	for i := range held {
 		held[i] = byte(i)
 	}
@@ -48,13 +48,33 @@ func TestLargeLiveHeapRestoresPacing(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("pacing not restored with 48 MiB live under a 64 MiB budget")
+			t.Fatal("pacing not restored with 56 MiB live under a 64 MiB budget")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	runtime.KeepAlive(held)
 	if _, l := settings(); l != math.MaxInt64 {
 		t.Fatalf("limit %d after restoring; want none", l)
+	}
+}
+
+// A live heap between half and three quarters of the budget keeps it.
+func TestHalfLiveKeepsBudget(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	restore := Apply(64 << 20)
+	defer restore()
+	held := make([]byte, 36<<20)
+	for i := range held {
+		held[i] = byte(i)
+	}
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the cleanup runs after the collection
+	}
+	runtime.KeepAlive(held)
+	if p, l := settings(); p != -1 || l != 64<<20 {
+		t.Fatalf("with 36 MiB live under a 64 MiB budget: GOGC %d, limit %d; want off and 64 MiB", p, l)
 	}
 }
 

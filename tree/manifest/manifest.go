@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -260,21 +259,6 @@ func Read(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return m, nil
-}
-
-// Parse decodes index.json.
-func Parse(data []byte) (*Manifest, error) {
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	if m.Format != Format {
-		return nil, fmt.Errorf("format %d, this upgraph reads format %d", m.Format, Format)
-	}
-	if m.Files == nil {
-		return nil, fmt.Errorf("no files listed")
-	}
-	return &m, nil
 }
 
 // SHA256 is the hex digest recorded for a file's content.

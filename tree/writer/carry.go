@@ -12,17 +12,31 @@ type Carrier interface {
 	// PutCarried is Put, reporting whether the file was carried over
 	// (linked from the previous generation, holding exactly data).
 	PutCarried(ctx context.Context, name string, data []byte) (carried bool, err error)
-	// CarryOver links name from the previous generation when accept
-	// approves its bytes, and returns them; ok is false, with nothing
-	// linked, when there is no such file or accept refuses it.
-	CarryOver(ctx context.Context, name string, accept func(old []byte) bool) (old []byte, ok bool, err error)
-	// Previous returns the bytes of name in the previous generation,
-	// ok false when it has no such regular file; nothing is linked.
-	Previous(ctx context.Context, name string) (old []byte, ok bool, err error)
+	// OpenPrevious opens name in the previous generation and reads it
+	// whole into buf (grown as needed): ok is false when it has no such
+	// regular file. Nothing is linked until the caller, having checked
+	// the bytes read, asks the file to (PreviousFile.Link): the inode
+	// linked is the one read, read once. The caller closes it.
+	OpenPrevious(ctx context.Context, name string, buf []byte) (f *PreviousFile, ok bool, err error)
 	// PreviousDir is the directory of the previous generation, "" when
 	// there is none.
 	PreviousDir() string
 }
+
+// PreviousFile is a file of the previous generation, open and read.
+type PreviousFile struct {
+	// Data is its bytes, as read when it was opened.
+	Data []byte
+	open previousFile
+}
+
+// Link makes the file read (that inode, not whatever now has its name)
+// the new generation's file of the same name, and reports whether it
+// could.
+func (f *PreviousFile) Link() bool { return f.open.link() }
+
+// Close releases the file; it may be called more than once.
+func (f *PreviousFile) Close() { f.open.close() }
 
 func (d *treeFiles) PutCarried(ctx context.Context, name string, data []byte) (bool, error) {
 	dir, base, err := d.dir(ctx, name)
@@ -38,7 +52,7 @@ func (d *treeFiles) PutCarried(ctx context.Context, name string, data []byte) (b
 	return false, nil
 }
 
-func (d *treeFiles) CarryOver(ctx context.Context, name string, accept func([]byte) bool) ([]byte, bool, error) {
+func (d *treeFiles) OpenPrevious(ctx context.Context, name string, buf []byte) (*PreviousFile, bool, error) {
 	if d.previous == nil {
 		return nil, false, nil
 	}
@@ -46,20 +60,11 @@ func (d *treeFiles) CarryOver(ctx context.Context, name string, accept func([]by
 	if err != nil {
 		return nil, false, err
 	}
-	old, ok := d.previous.carry(dir, base, accept, true)
-	return old, ok, nil
-}
-
-func (d *treeFiles) Previous(ctx context.Context, name string) ([]byte, bool, error) {
-	if d.previous == nil {
+	open, data, ok := d.previous.open(dir, base, buf)
+	if !ok {
 		return nil, false, nil
 	}
-	dir, base, err := d.dir(ctx, name)
-	if err != nil {
-		return nil, false, err
-	}
-	old, ok := d.previous.carry(dir, base, func([]byte) bool { return true }, false)
-	return old, ok, nil
+	return &PreviousFile{Data: data, open: open}, true, nil
 }
 
 func (d *treeFiles) PreviousDir() string {

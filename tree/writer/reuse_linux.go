@@ -119,29 +119,56 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 	return t.linkInto(fd, dst, base)
 }
 
-// carry returns the bytes of the previous tree's file of the same name as
-// dst/base when it is a regular file of at most maxCarried bytes whose
-// bytes accept approves, and with link hard-links it into dst.
-func (t *previousTree) carry(dst *treeDir, base string, accept func([]byte) bool, link bool) ([]byte, bool) {
-	fd, ok := t.openFile(dst, base)
-	if !ok {
-		return nil, false
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxCarried {
-		return nil, false
-	}
-	data, ok := readWhole(fd, st.Size)
-	if !ok || !accept(data) || (link && !t.linkInto(fd, dst, base)) {
-		return nil, false
-	}
-	return data, true
+// previousFile is a file of the previous tree opened by open, to be
+// linked into dst as base (link) once its bytes are approved.
+type previousFile struct {
+	t    *previousTree
+	fd   int // -1 once closed
+	dst  *treeDir
+	base string
 }
 
-// readWhole reads the size bytes of the file open as fd.
-func readWhole(fd int, size int64) ([]byte, bool) {
-	data := make([]byte, size)
+// open opens the previous tree's file of the same name as dst/base when it
+// is a regular file of at most maxCarried bytes, and reads it whole into
+// buf (grown as needed).
+func (t *previousTree) open(dst *treeDir, base string, buf []byte) (previousFile, []byte, bool) {
+	fd, ok := t.openFile(dst, base)
+	if !ok {
+		return previousFile{fd: -1}, nil, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxCarried {
+		unix.Close(fd)
+		return previousFile{fd: -1}, nil, false
+	}
+	data, ok := readWhole(fd, st.Size, buf)
+	if !ok {
+		unix.Close(fd)
+		return previousFile{fd: -1}, nil, false
+	}
+	return previousFile{t: t, fd: fd, dst: dst, base: base}, data, true
+}
+
+// link links the file read into the new tree.
+func (f *previousFile) link() bool {
+	return f.fd >= 0 && f.t.linkInto(f.fd, f.dst, f.base)
+}
+
+func (f *previousFile) close() {
+	if f.fd >= 0 {
+		unix.Close(f.fd)
+		f.fd = -1
+	}
+}
+
+// readWhole reads the size bytes of the file open as fd into buf, grown
+// as needed.
+func readWhole(fd int, size int64, buf []byte) ([]byte, bool) {
+	data := buf[:0]
+	if int64(cap(data)) < size {
+		data = make([]byte, size)
+	}
+	data = data[:size]
 	for off := 0; off < len(data); {
 		n, err := unix.Pread(fd, data[off:], int64(off))
 		if err == unix.EINTR {
@@ -155,7 +182,7 @@ func readWhole(fd int, size int64) ([]byte, bool) {
 	return data, true
 }
 
-// maxCarried bounds the file carry reads whole: a copy is smaller than
+// maxCarried bounds the file open reads whole: a copy is smaller than
 // the largest file a generation renders.
 const maxCarried = 256 << 20
 

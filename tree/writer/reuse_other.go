@@ -9,6 +9,11 @@ type previousTree struct{}
 func openPrevious(string) *previousTree                                   { return nil }
 func (t *previousTree) close()                                            {}
 func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool { return false }
-func (t *previousTree) carry(*treeDir, string, func([]byte) bool, bool) ([]byte, bool) {
-	return nil, false
+func (t *previousTree) open(*treeDir, string, []byte) (previousFile, []byte, bool) {
+	return previousFile{}, nil, false
 }
+
+type previousFile struct{}
+
+func (previousFile) link() bool { return false }
+func (previousFile) close()     {}

@@ -232,3 +232,55 @@ func TestDirStoreHandleBudget(t *testing.T) {
 		t.Errorf("a descriptor opened between Commit and Abort was closed: %v", err)
 	}
 }
+
+// TestOpenPreviousLinksWhatWasRead checks that a previous file opened and
+// read is linked as that inode, even when its name was given to another
+// file in between, and that a missing or non-regular file is not opened.
+func TestOpenPreviousLinksWhatWasRead(t *testing.T) {
+	old, next := t.TempDir(), t.TempDir()
+	for name, data := range map[string]string{"a.json.gz": "read bytes", "b.json.gz": "other"} {
+		if err := os.WriteFile(filepath.Join(old, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(old, "d.json.gz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := &treeFiles{root: next, previous: openPrevious(old), previousDir: old, handles: newHandleBudget()}
+	defer files.previous.close()
+	defer files.closeDirs()
+	ctx := context.Background()
+	for _, name := range []string{"c.json.gz", "d.json.gz"} {
+		if f, ok, err := files.OpenPrevious(ctx, name, nil); err != nil || ok {
+			t.Errorf("%s: opened %v, %v", name, f, err)
+		}
+	}
+	f, ok, err := files.OpenPrevious(ctx, "a.json.gz", make([]byte, 0, 64))
+	if err != nil || !ok || string(f.Data) != "read bytes" {
+		t.Fatalf("a.json.gz: %v %v %v", f, ok, err)
+	}
+	read := inode(t, filepath.Join(old, "a.json.gz"))
+	// Another file takes the name before the link; the inode read lives
+	// on under another name (an inode no name holds any more cannot be
+	// linked: the copy is then made again).
+	if err := os.Link(filepath.Join(old, "a.json.gz"), filepath.Join(old, "kept")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(old, "b.json.gz"), filepath.Join(old, "a.json.gz")); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Link() {
+		t.Fatal("not linked")
+	}
+	f.Close()
+	f.Close() // twice is harmless
+	if f.Link() {
+		t.Error("a closed file was linked")
+	}
+	if !os.SameFile(inode(t, filepath.Join(next, "a.json.gz")), read) {
+		t.Error("the file linked is not the one read")
+	}
+	if got, _ := os.ReadFile(filepath.Join(next, "a.json.gz")); string(got) != "read bytes" {
+		t.Errorf("linked file holds %q", got)
+	}
+}
