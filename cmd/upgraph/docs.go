@@ -58,8 +58,8 @@ var docSections = []clidoc.Section{
 		"`verify` exits 1 when a file is bad."},
 	{Title: "Memory", Text: fmt.Sprintf("`generate` lets the Go heap grow to %d MiB before collecting garbage (`internal/gcbudget`: the\n"+
 		"collector's proportional pacing is off under a memory limit, and comes back once a collection finds\n"+
-		"half of that live, so larger inputs are collected as usual); a generation at real scale peaks at\n"+
-		"about 380 MB resident. `GOGC` or `GOMEMLIMIT` in the environment turn this off.", generator.HeapBudget>>20)},
+		"three quarters of that live, so larger inputs are collected as usual); a generation at real scale peaks at\n"+
+		"about 285 MB resident. `GOGC` or `GOMEMLIMIT` in the environment turn this off.", generator.HeapBudget>>20)},
 	{Title: "Environment", Text: "* `SOURCE_DATE_EPOCH`: the `generatedAt` time of `generate`, and of `mirror` from a graph endpoint (a tree's own time is kept), for reproducible trees.\n" +
 		"* `XDG_CACHE_HOME`: the default scrape cache is `$XDG_CACHE_HOME/upgraph/scrape`.\n" +
 		"* `DOCKER_CONFIG`: registry credentials, from `$DOCKER_CONFIG/config.json` (else `~/.docker/config.json`) and its credential helpers.\n" +

@@ -81,7 +81,7 @@ func Availability(src *mirror.Source, name string, r *Report, c Cluster) (*Clust
 func hopAvailability(ro *manifest.Rollouts, k int, h ReportHop) HopAvailability {
 	a := HopAvailability{To: h.To, Now: true}
 	to, err := version.Parse(h.To)
-	if err != nil || k == 0 {
+	if err != nil {
 		return a
 	}
 	for _, rel := range ro.Releases {
@@ -92,7 +92,14 @@ func hopAvailability(ro *manifest.Rollouts, k int, h ReportHop) HopAvailability 
 		if rel.Channels != nil && !slices.ContainsFunc(h.Channels, func(ch string) bool { return slices.Contains(rel.Channels, ch) }) {
 			continue
 		}
-		opens := rel.Opens[k-1]
+		// The canary (bucket 0) opens at the start; index.json's opens
+		// lists buckets 1..N.
+		var opens string
+		if k == 0 {
+			opens = time.Unix(rel.StartEpoch, 0).UTC().Format(time.RFC3339)
+		} else {
+			opens = rel.Opens[k-1]
+		}
 		switch {
 		case opens == "":
 			a.Now, a.Never = false, true
