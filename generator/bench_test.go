@@ -18,8 +18,8 @@ import (
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/gcbudget"
 	"github.com/upgraph/upgraph/internal/synth"
-	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
