@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -195,17 +196,25 @@ func BenchmarkIncremental(b *testing.B) {
 	}
 	same := func() (fstest.MapFS, fstest.MapFS) { return rel, gd }
 
+	// Each run is labelled in CPU profiles (-cpuprofile; pprof
+	// -tagfocus run=incremental).
 	generate := func(b *testing.B, r, g fstest.MapFS, out string, full bool, stats *generator.Stats) {
-		built, err := generator.Build(context.Background(), &source.MetadataDir{Dir: "synthesised", FS: r}, g,
-			generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
-		if err != nil {
-			b.Fatal(err)
+		label := "incremental"
+		if full {
+			label = "full"
 		}
-		if _, err := generator.Render(context.Background(), built, generator.RenderOptions{
-			Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
-		}); err != nil {
-			b.Fatal(err)
-		}
+		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
+			built, err := generator.Build(ctx, &source.MetadataDir{Dir: "synthesised", FS: r}, g,
+				generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := generator.Render(ctx, built, generator.RenderOptions{
+				Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+			}); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 	for _, tc := range []struct {
 		name   string
