@@ -2,6 +2,8 @@ package generator_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -413,4 +415,32 @@ func clipBytes(b []byte) string {
 		return string(b[:600]) + "…"
 	}
 	return string(b)
+}
+
+// renderedDemoDigest is the digest of the demo tree's graph files (names
+// and bytes) as rendered under the current renderFormat.
+const renderedDemoDigest = "4996e563d6e1d7b43cb26e59129c7e30a954f16a83fd8275e9267f8d86265cbd"
+
+// TestRenderFormatPinned guards incremental generation against a change
+// of rendering that keeps renderFormat: files rendered before it would be
+// taken over as if current. When the demo's graph files change, change
+// renderFormat in incremental.go as well as the digest here.
+func TestRenderFormatPinned(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tree")
+	if _, err := generator.Render(t.Context(), demoBuilt(t), generator.RenderOptions{
+		Store: writer.ScratchStore{Dir: out}, GeneratedAt: time.Unix(0, 0), NoViewer: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	files := readTree(t, out)
+	h := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if strings.HasPrefix(name, "graph/") {
+			fmt.Fprintf(h, "%s %d\n", name, len(files[name]))
+			h.Write(files[name])
+		}
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != renderedDemoDigest {
+		t.Errorf("the demo's graph files changed (digest %s, want %s): if the same views now render to other bytes, change renderFormat (generator/incremental.go) and set renderedDemoDigest to the new digest", got, renderedDemoDigest)
+	}
 }
