@@ -164,7 +164,7 @@ func readPrevious(ctx context.Context, st writer.Staging, log *slog.Logger) *man
 	}
 	m, err := manifest.Parse(data)
 	if err != nil {
-		log.Warn("previous generation's index.json unreadable: every file is rendered", "dir", carrier.PreviousDir(), "error", err)
+		log.Debug("previous generation's index.json unreadable: every graph is rendered", "dir", carrier.PreviousDir(), "error", err)
 		return nil
 	}
 	return m
