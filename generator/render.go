@@ -159,12 +159,17 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	var served []bool
 	waitLinks := func() error { return nil }
 	if b != nil {
-		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers, gz, reuse, opts.Stats)
+		stats := opts.Stats
+		if stats == nil {
+			stats = &Stats{}
+		}
+		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers, gz, reuse, stats)
 		if err != nil {
 			_ = staging.Abort()
 			return nil, err
 		}
-		log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
+		log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start),
+			"graphsTaken", stats.GraphsTaken, "graphsRendered", stats.GraphsRendered, "filesTaken", stats.FilesTaken, "filesRendered", stats.FilesRendered)
 		if opts.Rollouts != nil {
 			if err = renderRollouts(renderCtx, b, opts.Rollouts, channels, arches, staging, m, gz); err != nil {
 				cancel()
