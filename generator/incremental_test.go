@@ -444,3 +444,45 @@ func TestRenderFormatPinned(t *testing.T) {
 		t.Errorf("the demo's graph files changed (digest %s, want %s): if the same views now render to other bytes, change renderFormat (generator/incremental.go) and set renderedDemoDigest to the new digest", got, renderedDemoDigest)
 	}
 }
+
+// TestIncrementalRemakesCopy: a graph taken over whose gzip copy is
+// missing from the previous tree, or changed in place, gets its copy
+// made again; the tree is a full run's.
+func TestIncrementalRemakesCopy(t *testing.T) {
+	base := fastTempDir(t)
+	out, full := filepath.Join(base, "out"), filepath.Join(base, "full")
+	render := func(store writer.Store, fullRun bool) generator.Stats {
+		var stats generator.Stats
+		if _, err := generator.Render(t.Context(), demoBuilt(t), generator.RenderOptions{
+			Store: store, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: fullRun, Stats: &stats,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return stats
+	}
+	render(writer.DirStore{Dir: out}, true)
+	const missing, damaged = "graph/arm64/stable-4.16/4.16.1.json.gz", "graph/amd64/fast-4.15.json.gz"
+	if err := os.Remove(filepath.Join(out, missing)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, damaged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another inode, so the other names of the copy keep theirs.
+	if err := os.Remove(filepath.Join(out, damaged)); err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(filepath.Join(out, damaged), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stats := render(writer.DirStore{Dir: out}, false)
+	if stats.GraphsRendered != 0 || stats.FilesRendered != 0 {
+		t.Errorf("stats %+v: rendered graphs whose inputs did not change", stats)
+	}
+	render(writer.ScratchStore{Dir: full}, true)
+	if d := diffTrees(readTree(t, out), readTree(t, full)); d != "" {
+		t.Errorf("the incremental tree differs from a full run's:\n%s", d)
+	}
+}
