@@ -77,7 +77,7 @@ demo: build
 	@echo "demo tree: $(DEMO_OUT) (try: jq . $(DEMO_OUT)/graph/amd64/stable-4.16.json)"
 
 bench:
-	BENCH_OUT_DIR=$(BENCH_OUT_DIR) .ci/steal $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate' -benchtime 3x -benchmem ./generator/
+	BENCH_OUT_DIR=$(BENCH_OUT_DIR) .ci/steal $(GO) test -run '^$$' -bench 'BenchmarkBuild|BenchmarkGenerate|BenchmarkIncremental' -benchtime 3x -benchmem ./generator/
 
 bench-scrape: deps
 	.ci/steal $(GO) test -run '^$$' -bench BenchmarkScrape -benchtime 3x -timeout 30m ./release/scrape/

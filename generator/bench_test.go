@@ -1,21 +1,27 @@
 package generator_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/gcbudget"
+	"github.com/upgraph/upgraph/internal/synth"
 	"github.com/upgraph/upgraph/release/graphdata"
+	"github.com/upgraph/upgraph/release/source"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
@@ -167,4 +173,122 @@ func medianVersionRatio(tb testing.TB, tree string) float64 {
 	}
 	slices.Sort(ratios)
 	return ratios[len(ratios)/2]
+}
+
+// BenchmarkIncremental measures regenerating the real-scale tree after one
+// change, as a scheduled job does, against a full regeneration of the
+// same inputs measured in the same iterations (ratio-vs-full): each
+// iteration switches the inputs between the real ones and the real ones
+// with the change, regenerates tree "inc" incrementally (the time
+// measured: build, render, swap) and then tree "full" with Full (timed
+// apart). "release": release 4.18.55 appears (its metadata for each
+// architecture 4.18.54 has, and candidate-4.18 lists it); "blocked-edge":
+// graph-data blocks 4.18.50 → 4.18.54; "nothing": the same inputs again.
+// files-rendered counts the graph files of the last incremental run that
+// were rendered (the others were taken over from the previous tree), the
+// gzip copies aside. The output goes to BENCH_OUT_DIR when set.
+func BenchmarkIncremental(b *testing.B) {
+	src, gdDir := realInputs(b)
+	rel := src.(*source.MetadataDir).FS.(fstest.MapFS)
+	gd := fstest.MapFS{}
+	if err := fs.WalkDir(gdDir, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(gdDir, p)
+		gd[p] = &fstest.MapFile{Data: data}
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	defer gcbudget.Apply(generator.HeapBudget)()
+	base := os.Getenv("BENCH_OUT_DIR")
+	if base == "" {
+		base = b.TempDir()
+	}
+
+	withRelease := func() (fstest.MapFS, fstest.MapFS) {
+		r2, g2 := maps.Clone(rel), maps.Clone(gd)
+		for _, arch := range []string{"amd64", "arm64", "multi", "ppc64le", "s390x"} {
+			f, ok := rel["4.18.54+"+arch+".json"]
+			if !ok {
+				continue
+			}
+			var r synth.Release
+			if err := json.Unmarshal(f.Data, &r); err != nil {
+				b.Fatal(err)
+			}
+			r.Version, r.Previous = "4.18.55", append(r.Previous, "4.18.54")
+			r.Payload = strings.Replace(r.Payload, "sha256:", "sha256:55", 1)[:len(r.Payload)]
+			data, err := synth.Encode(r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r2[synth.FileName(r)] = &fstest.MapFile{Data: data}
+		}
+		ch := "channels/candidate-4.18.yaml"
+		g2[ch] = &fstest.MapFile{Data: append(bytes.TrimRight(bytes.Clone(gd[ch].Data), "\n"), "\n- 4.18.55\n"...)}
+		return r2, g2
+	}
+	withBlock := func() (fstest.MapFS, fstest.MapFS) {
+		g2 := maps.Clone(gd)
+		g2["blocked-edges/4.18.54-bench.yaml"] = &fstest.MapFile{Data: []byte("to: 4.18.54\nfrom: 4\\.18\\.50[+].*\n")}
+		return rel, g2
+	}
+	same := func() (fstest.MapFS, fstest.MapFS) { return rel, gd }
+
+	// Each run is labelled in CPU profiles (-cpuprofile; pprof
+	// -tagfocus run=incremental).
+	generate := func(b *testing.B, r, g fstest.MapFS, out string, full bool, stats *generator.Stats) {
+		label := "incremental"
+		if full {
+			label = "full"
+		}
+		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
+			built, err := generator.Build(ctx, &source.MetadataDir{Dir: "synthesised", FS: r}, g,
+				generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := generator.Render(ctx, built, generator.RenderOptions{
+				Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+			}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		change func() (fstest.MapFS, fstest.MapFS)
+	}{{"release", withRelease}, {"blocked-edge", withBlock}, {"nothing", same}} {
+		b.Run(tc.name, func(b *testing.B) {
+			inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
+			b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
+			// Both trees start from the real inputs (copies compressed once).
+			generate(b, rel, gd, inc, true, nil)
+			generate(b, rel, gd, full, true, nil)
+			changedRel, changedGD := tc.change()
+			var incTime, fullTime time.Duration
+			var stats generator.Stats
+			for i := 0; b.Loop(); i++ {
+				r, g := changedRel, changedGD
+				if i%2 == 1 {
+					r, g = rel, gd
+				}
+				stats = generator.Stats{}
+				start := time.Now()
+				generate(b, r, g, inc, false, &stats)
+				incTime += time.Since(start)
+				b.StopTimer()
+				start = time.Now()
+				generate(b, r, g, full, true, nil)
+				fullTime += time.Since(start)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(incTime)/float64(fullTime), "ratio-vs-full")
+			b.ReportMetric(float64(stats.FilesRendered), "files-rendered")
+			b.ReportMetric(float64(stats.GraphsRendered), "graphs-rendered")
+			b.ReportMetric(float64(stats.FilesTaken), "files-taken")
+		})
+	}
 }

@@ -17,15 +17,12 @@ type copier struct {
 	previous map[string]manifest.File
 }
 
-// newCopier returns the copier of a generation into st.
-func newCopier(st writer.Staging) *copier {
+// newCopier returns the copier of a generation replacing previous (nil:
+// none, or unreadable).
+func newCopier(previous *manifest.Manifest) *copier {
 	c := &copier{}
-	if carrier, ok := st.(writer.Carrier); ok {
-		if dir := carrier.PreviousDir(); dir != "" {
-			if m, err := manifest.Read(dir); err == nil && m.Precompressed == precompress.Encoding {
-				c.previous = m.Files
-			}
-		}
+	if previous != nil && previous.Precompressed == precompress.Encoding {
+		c.previous = previous.Files
 	}
 	return c
 }

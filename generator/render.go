@@ -61,6 +61,26 @@ type RenderOptions struct {
 	// differ for it and records the rollouts in index.json
 	// (renderRollouts, docs/rollouts.md).
 	Rollouts *rollout.Plan
+	// Full renders every graph, even those whose inputs the generation
+	// replaced lists unchanged (incremental.go), comparing every file
+	// with the previous one byte for byte instead.
+	Full bool
+	// Stats, when set, receives what the generation rendered and what it
+	// took over from the previous one.
+	Stats *Stats
+}
+
+// Stats counts a generation's graph files (channel and per-version
+// graphs, without gzip copies) by how they were made.
+type Stats struct {
+	// GraphsTaken are the channel × arch graphs whose inputs were
+	// unchanged, GraphsRendered the others.
+	GraphsTaken, GraphsRendered int
+	// FilesTaken were linked from the previous generation on the word of
+	// its index.json; FilesRendered were rendered and hashed (and then
+	// stored, carried over or linked to an identical file); FilesLinked
+	// have the content of another file of the generation.
+	FilesTaken, FilesRendered, FilesLinked int
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -120,10 +140,18 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	if err != nil {
 		return nil, err
 	}
+	previous := readPrevious(ctx, staging, log)
 	var gz *copier
 	if opts.Precompress {
-		gz = newCopier(staging)
+		gz = newCopier(previous)
 		m.Precompressed = precompress.Encoding
+	}
+	var reuse *previousGeneration
+	if !opts.Full && b != nil {
+		if reuse, err = newPreviousGeneration(ctx, staging, previous); err != nil {
+			_ = staging.Abort()
+			return nil, err
+		}
 	}
 	start := time.Now()
 	renderCtx, cancel := context.WithCancel(ctx)
@@ -131,12 +159,17 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	var served []bool
 	waitLinks := func() error { return nil }
 	if b != nil {
-		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers, gz)
+		stats := opts.Stats
+		if stats == nil {
+			stats = &Stats{}
+		}
+		served, waitLinks, err = renderAll(renderCtx, b, channels, arches, staging, m, opts.Workers, gz, reuse, stats)
 		if err != nil {
 			_ = staging.Abort()
 			return nil, err
 		}
-		log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start))
+		log.Debug("rendered", "files", m.Counts.Files, "distinctFiles", m.Counts.DistinctFiles, "duration", time.Since(start),
+			"graphsTaken", stats.GraphsTaken, "graphsRendered", stats.GraphsRendered, "filesTaken", stats.FilesTaken, "filesRendered", stats.FilesRendered)
 		if opts.Rollouts != nil {
 			if err = renderRollouts(renderCtx, b, opts.Rollouts, channels, arches, staging, m, gz); err != nil {
 				cancel()
@@ -336,7 +369,14 @@ func (c *contentOwners) claim(key string, f *treeFile) *treeFile {
 // Which of two identical files is written and which is linked depends on
 // scheduling, but not the bytes of the tree or index.json. served[i]
 // tells whether node i is in some rendered graph.
-func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int, gz *copier) (served []bool, waitLinks func() error, err error) {
+//
+// A job whose view has the input digest the previous generation records
+// for its graph (reuse, nil for a full run) takes its files over from
+// there instead of rendering them (previousGeneration.take); the content
+// keys are claimed all the same, so the files linked and the counts are
+// those of a full run.
+func renderAll(ctx context.Context, b *Built, channels, arches []string, st writer.Staging, m *manifest.Manifest, workers int, gz *copier,
+	reuse *previousGeneration, stats *Stats) (served []bool, waitLinks func() error, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -361,6 +401,11 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	members := make([][]int, len(jobs))
 	m.Graphs = make([]manifest.Graph, len(jobs))
 	renderers := make([]*views.Renderer, workers)
+	digests := newInputDigests(b.Graph, gz != nil)
+	scratch := make([]inputScratch, workers)
+	taken := make([]bool, len(jobs))
+	rendered := make([]int, len(jobs)) // files rendered, per job
+	takenFiles := make([]int, len(jobs))
 	// Per worker, one batch for channel graphs and one for per-version
 	// graphs: a channel graph is up to ten times the size of the largest
 	// per-version graph, and among small files its hash lane would be left
@@ -384,8 +429,9 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 		m.Graphs[i] = manifest.Graph{
 			Channel: jobs[i].channel, Arch: jobs[i].arch, Path: manifest.GraphPath(jobs[i].arch, jobs[i].channel),
 			Nodes: len(v.Nodes), Edges: len(v.Edges), ConditionalEdges: len(v.ConditionalPairs),
-			Versions: v.Versions,
+			Versions: v.Versions, Inputs: digests.view(&scratch[w], v),
 		}
+		taken[i] = reuse.unchanged(m.Graphs[i].Path, m.Graphs[i].Inputs)
 		own := make([]treeFile, 1+len(v.Versions))
 		files[i] = own
 		own[0].name = m.Graphs[i].Path
@@ -405,10 +451,35 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 					continue
 				}
 			}
-			var buf []byte
 			fb := &versionBatches[w]
 			if k == 0 {
 				fb = &channelBatches[w]
+			}
+			if taken[i] {
+				linked, needCopy, err := reuse.take(ctx, f, gz != nil)
+				if err != nil {
+					return err
+				}
+				if needCopy {
+					// The file is the previous one; only its copy is made.
+					var buf []byte
+					if k == 0 {
+						buf = r.Channel(fb.next(), v)
+					} else {
+						buf = r.Version(fb.next(), l, k-1)
+					}
+					if err := fb.compressCopy(ctx, st, f, buf); err != nil {
+						return err
+					}
+				}
+				if linked {
+					takenFiles[i]++
+					continue
+				}
+			}
+			rendered[i]++
+			var buf []byte
+			if k == 0 {
 				buf = r.Channel(fb.next(), v)
 			} else {
 				buf = r.Version(fb.next(), l, k-1)
@@ -478,6 +549,22 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	}
 	for _, g := range m.Graphs {
 		m.Counts.VersionGraphs += len(g.Versions)
+	}
+	if stats != nil {
+		for i := range jobs {
+			if taken[i] {
+				stats.GraphsTaken++
+			} else {
+				stats.GraphsRendered++
+			}
+			stats.FilesRendered += rendered[i]
+			stats.FilesTaken += takenFiles[i]
+			for k := range files[i] {
+				if files[i][k].owner != nil {
+					stats.FilesLinked++
+				}
+			}
+		}
 	}
 	m.Counts.Graphs = len(m.Graphs)
 	m.Counts.Files = len(m.Files) + 1 // index.json itself

@@ -105,6 +105,12 @@ type Graph struct {
 	Edges            int      `json:"edges"`
 	ConditionalEdges int      `json:"conditionalEdges"`
 	Versions         []string `json:"versions"`
+	// Inputs is the digest ("sha256:<hex>") of everything the graph and
+	// its per-version graphs are rendered from (generator.GraphInputs):
+	// a later generation whose graph has the same takes its files over
+	// from this tree instead of rendering them again. Empty in trees of
+	// older upgraphs.
+	Inputs string `json:"inputs,omitempty"`
 }
 
 // Catalog describes one operator catalog of the tree: its files are under
