@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,28 +50,13 @@ func (c *fakeClock) advance(d time.Duration) time.Time {
 // has the edge from → to, and the bucket h named.
 func offers(t *testing.T, h http.Handler, channel, id, from, to string) (bool, string) {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest("GET", "/graph?channel="+channel+"&arch=amd64&id="+id, nil)
-	req.Header.Set("Accept", "application/json")
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		t.Fatalf("/graph?channel=%s&id=%s: %d %s", channel, id, rec.Code, rec.Body)
-	}
-	var g struct {
-		Nodes []struct {
-			Version string `json:"version"`
-		} `json:"nodes"`
-		Edges [][2]int `json:"edges"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &g); err != nil {
-		t.Fatal(err)
-	}
+	g := getGraph(t, h, "channel="+channel+"&arch=amd64&id="+id)
 	for _, e := range g.Edges {
 		if g.Nodes[e[0]].Version == from && g.Nodes[e[1]].Version == to {
-			return true, rec.Header().Get(site.BucketHeader)
+			return true, g.header.Get(site.BucketHeader)
 		}
 	}
-	return false, rec.Header().Get(site.BucketHeader)
+	return false, g.header.Get(site.BucketHeader)
 }
 
 // TestRolloutOpensByItself is the service end to end with phased

@@ -58,26 +58,38 @@ func pushDemo(t *testing.T, repo string) {
 	}
 }
 
-// versions are the versions h serves in channel for arch.
-func versions(t *testing.T, h http.Handler, channel, arch string) []string {
+// servedGraph is the graph h answers for query (channel=…&arch=…), and
+// the answer's headers.
+type servedGraph struct {
+	Nodes []struct {
+		Version string `json:"version"`
+	} `json:"nodes"`
+	Edges  [][2]int `json:"edges"`
+	header http.Header
+}
+
+func getGraph(t *testing.T, h http.Handler, query string) servedGraph {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest("GET", "/graph?channel="+channel+"&arch="+arch, nil)
+	req := httptest.NewRequest("GET", "/graph?"+query, nil)
 	req.Header.Set("Accept", "application/json")
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
-		t.Fatalf("/graph?channel=%s&arch=%s: %d %s", channel, arch, rec.Code, rec.Body)
+		t.Fatalf("/graph?%s: %d %s", query, rec.Code, rec.Body)
 	}
-	var g struct {
-		Nodes []struct {
-			Version string `json:"version"`
-		} `json:"nodes"`
-	}
+	var g servedGraph
 	if err := json.Unmarshal(rec.Body.Bytes(), &g); err != nil {
 		t.Fatal(err)
 	}
+	g.header = rec.Header()
+	return g
+}
+
+// versions are the versions h serves in channel for arch.
+func versions(t *testing.T, h http.Handler, channel, arch string) []string {
+	t.Helper()
 	var out []string
-	for _, n := range g.Nodes {
+	for _, n := range getGraph(t, h, "channel="+channel+"&arch="+arch).Nodes {
 		out = append(out, n.Version)
 	}
 	slices.Sort(out)
