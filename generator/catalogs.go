@@ -34,9 +34,19 @@ func checkCatalogNames(cats []*catviews.Catalog) error {
 // time, its files on all workers), hashing them in batches as the
 // release graphs are, and records them and the catalogs in m. Files of
 // the same bytes are stored once (catalogDedup).
-func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int, gz *copier) error {
+//
+// A package whose input digest (packageInputs) the previous generation
+// lists unchanged (reuse, nil for a full run) has its files taken over
+// from there (previousGeneration.take) instead of rendered; a file that
+// cannot be is rendered with its package's, as in a full run, and only
+// the files not taken over are kept of that rendering.
+func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Staging, m *manifest.Manifest, workers int, gz *copier,
+	reuse *previousGeneration, stats *Stats) error {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	if stats == nil {
+		stats = &Stats{}
 	}
 	dedup := newCatalogDedup(st)
 	distinct := map[string]bool{}
@@ -51,10 +61,26 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		for w := range batches {
 			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 		}
-		err := c.Render(ctx, workers, func(ctx context.Context, w int, f catviews.File) error {
+		inputs := packageInputs(c, gz != nil)
+		taken, err := takePackages(ctx, c, inputs, reuse, gz != nil, stats)
+		if err != nil {
+			return err
+		}
+		for _, tf := range taken.files {
+			files = append(files, tf)
+		}
+		var rendered int
+		err = c.RenderExcept(ctx, workers, taken.whole, func(ctx context.Context, w int, f catviews.File) error {
+			if tf, ok := taken.files[f.Path]; ok {
+				if taken.needCopy[f.Path] {
+					return batches[w].compressCopy(ctx, st, tf, f.Data)
+				}
+				return nil
+			}
 			tf := &treeFile{name: f.Path}
 			mu.Lock()
 			files = append(files, tf)
+			rendered++
 			mu.Unlock()
 			if batches[w].add(tf, f.Data) {
 				return dedup.flush(ctx, &batches[w])
@@ -72,6 +98,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		if err != nil {
 			return err
 		}
+		stats.CatalogFilesRendered += rendered
 		n := 0
 		record := func(name string, info manifest.File) error {
 			if _, dup := m.Files[name]; dup {
@@ -111,10 +138,63 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			Path:          catviews.Dir(c.Name) + catviews.SummaryFile,
 			Counts: manifest.CatalogCounts{Packages: counts.Packages, Channels: counts.Channels, Bundles: counts.Bundles,
 				Files: n, SkippedPackages: counts.SkippedPackages},
-			Packages: c.PackageNames(),
+			Packages:      c.PackageNames(),
+			PackageInputs: inputs,
 		})
 	}
 	return nil
+}
+
+// takenPackages are the files of a catalog taken over from the previous
+// generation.
+type takenPackages struct {
+	// files are the files taken over, by name; needCopy those whose gzip
+	// copy is still to be made from their rendering.
+	files    map[string]*treeFile
+	needCopy map[string]bool
+	// wholly are the packages whose files were all taken over, with
+	// their copies: they are not rendered.
+	wholly map[string]bool
+}
+
+// whole reports whether package pkg was wholly taken over.
+func (t *takenPackages) whole(pkg string) bool { return t.wholly[pkg] }
+
+// takePackages takes over from reuse the files of each package of c
+// whose input digest is unchanged.
+func takePackages(ctx context.Context, c *catviews.Catalog, inputs map[string]string, reuse *previousGeneration, copies bool, stats *Stats) (*takenPackages, error) {
+	t := &takenPackages{files: map[string]*treeFile{}, needCopy: map[string]bool{}, wholly: map[string]bool{}}
+	for _, p := range c.Model.Packages {
+		if !reuse.packageUnchanged(c.Name, p.Name, inputs[p.Name]) {
+			stats.PackagesRendered++
+			continue
+		}
+		whole := true
+		for _, name := range c.PackageFiles(p) {
+			tf := &treeFile{name: name}
+			linked, needCopy, err := reuse.take(ctx, tf, copies)
+			if err != nil {
+				return nil, err
+			}
+			if !linked {
+				whole = false
+				continue
+			}
+			stats.CatalogFilesTaken++
+			t.files[name] = tf
+			if needCopy {
+				t.needCopy[name] = true
+				whole = false
+			}
+		}
+		if whole {
+			t.wholly[p.Name] = true
+			stats.PackagesTaken++
+		} else {
+			stats.PackagesRendered++
+		}
+	}
+	return t, nil
 }
 
 // catalogDedup stores each content of a generation's catalog files once

@@ -142,7 +142,10 @@ type previousGeneration struct {
 	linker writer.PreviousLinker
 	// inputs are its graphs' input digests, by graph path.
 	inputs map[string]string
-	files  map[string]manifest.File
+	// packageInputs are its catalogs' packages' input digests, by
+	// catalog and package.
+	packageInputs map[string]map[string]string
+	files         map[string]manifest.File
 	// indexTime is the modification time of its index.json: a file
 	// modified after it was changed in place, and is not taken over.
 	indexTime time.Time
@@ -182,13 +185,19 @@ func newPreviousGeneration(ctx context.Context, st writer.Staging, prev *manifes
 	if err != nil || !ok {
 		return nil, err
 	}
-	p := &previousGeneration{linker: linker, inputs: map[string]string{}, files: prev.Files, indexTime: indexTime}
+	p := &previousGeneration{linker: linker, inputs: map[string]string{}, packageInputs: map[string]map[string]string{},
+		files: prev.Files, indexTime: indexTime}
 	for _, g := range prev.Graphs {
 		if g.Inputs != "" {
 			p.inputs[g.Path] = g.Inputs
 		}
 	}
-	if len(p.inputs) == 0 {
+	for _, c := range prev.Catalogs {
+		if len(c.PackageInputs) > 0 {
+			p.packageInputs[c.Name] = c.PackageInputs
+		}
+	}
+	if len(p.inputs) == 0 && len(p.packageInputs) == 0 {
 		return nil, nil
 	}
 	return p, nil
@@ -198,6 +207,12 @@ func newPreviousGeneration(ctx context.Context, st writer.Staging, prev *manifes
 // path rendered from the same inputs.
 func (p *previousGeneration) unchanged(path, inputs string) bool {
 	return p != nil && p.inputs[path] == inputs
+}
+
+// packageUnchanged reports whether the previous generation has package
+// pkg of catalog cat rendered from the same inputs.
+func (p *previousGeneration) packageUnchanged(cat, pkg, inputs string) bool {
+	return p != nil && p.packageInputs[cat][pkg] == inputs
 }
 
 // take links f, and its gzip copy when the generation makes copies, from

@@ -81,6 +81,11 @@ type Stats struct {
 	// stored, carried over or linked to an identical file); FilesLinked
 	// have the content of another file of the generation.
 	FilesTaken, FilesRendered, FilesLinked int
+	// PackagesTaken are the catalogs' packages whose inputs were
+	// unchanged and whose files were all taken over, PackagesRendered
+	// the others; CatalogFilesTaken and CatalogFilesRendered count the
+	// catalogs' files (catalog-wide ones rendered every run).
+	PackagesTaken, PackagesRendered, CatalogFilesTaken, CatalogFilesRendered int
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -147,7 +152,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		m.Precompressed = precompress.Encoding
 	}
 	var reuse *previousGeneration
-	if !opts.Full && b != nil {
+	if !opts.Full {
 		if reuse, err = newPreviousGeneration(ctx, staging, previous); err != nil {
 			_ = staging.Abort()
 			return nil, err
@@ -184,7 +189,7 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	if len(opts.Catalogs) > 0 {
 		start := time.Now()
-		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers, gz)
+		err = renderCatalogs(renderCtx, opts.Catalogs, staging, m, opts.Workers, gz, reuse, opts.Stats)
 		if err != nil {
 			cancel()
 			_ = waitLinks()

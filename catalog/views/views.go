@@ -306,6 +306,13 @@ type File struct {
 // do not depend on scheduling. The first error stops the rendering and is
 // returned.
 func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context.Context, worker int, f File) error) error {
+	return c.RenderExcept(ctx, workers, nil, emit)
+}
+
+// RenderExcept is Render without the files of the packages skip reports
+// (PackageFiles): every catalog-wide file and every other package's.
+// skip nil skips none.
+func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg string) bool, emit func(ctx context.Context, worker int, f File) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -332,6 +339,9 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 	}
 	v0 := c.v0Set()
 	for _, p := range c.Model.Packages {
+		if skip != nil && skip(p.Name) {
+			continue
+		}
 		set := c.v1Set(p.Name)
 		tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
 			data, err := marshal(p.Graph())
@@ -375,6 +385,21 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 			return emit(ctx, w, File{Path: dir + rel, Data: data})
 		})
 	})
+}
+
+// PackageFiles lists the files Render writes for package p of the
+// catalog (paths relative to the tree's root): its graph, its channels'
+// graphs and their per installed bundle files.
+func (c *Catalog) PackageFiles(p *model.Package) []string {
+	dir := Dir(c.Name)
+	out := []string{dir + PackageGraphPath(p.Name)}
+	for _, ch := range p.Channels {
+		out = append(out, dir+ChannelGraphPath(p.Name, ch.Name))
+		for _, e := range ch.Entries {
+			out = append(out, dir+NextPath(p.Name, ch.Name, e.Name))
+		}
+	}
+	return out
 }
 
 // v1Set is the catalog set as OLM v1 walks it for package pkg: this

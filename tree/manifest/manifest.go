@@ -140,6 +140,13 @@ type Catalog struct {
 	Counts CatalogCounts `json:"counts"`
 	// Packages are the published packages, by name.
 	Packages []string `json:"packages"`
+	// PackageInputs are, by package, the digest (sha256:<hex>) of what
+	// the package's files (graph/, next/) are rendered from: its blobs,
+	// the catalog's name, the blobs naming no package and, in a catalog
+	// set, every catalog of the set (docs/incremental.md). An
+	// incremental generation takes over the files of a package whose
+	// digest is unchanged.
+	PackageInputs map[string]string `json:"packageInputs,omitempty"`
 }
 
 // CatalogCounts summarise a catalog.
