@@ -17,6 +17,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/gcbudget"
 	"github.com/upgraph/upgraph/internal/synth"
@@ -290,5 +292,116 @@ func BenchmarkIncremental(b *testing.B) {
 			b.ReportMetric(float64(stats.GraphsRendered), "graphs-rendered")
 			b.ReportMetric(float64(stats.FilesTaken), "files-taken")
 		})
+	}
+}
+
+// BenchmarkIncrementalCatalog measures regenerating the shared catalog
+// (/work/shared/catalogs/community-operators-prod-v4.21, or
+// BENCH_CATALOG) after one bundle changed (its image, in a copy of the
+// catalog, changed back and forth at each run): read, converted and
+// rendered incrementally over the previous tree, and rendered with
+// --full over another in the same iterations. The time per run includes
+// reading and converting the catalog (load-ms, both runs' share);
+// files-rendered and files-taken are the incremental run's catalog files.
+func BenchmarkIncrementalCatalog(b *testing.B) {
+	shared := os.Getenv("BENCH_CATALOG")
+	if shared == "" {
+		shared = "/work/shared/catalogs/community-operators-prod-v4.21"
+	}
+	if _, err := os.Stat(shared); err != nil {
+		b.Skipf("no shared catalog: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(shared, "configs")); err == nil && st.IsDir() {
+		shared = filepath.Join(shared, "configs") // the FBC beside its README
+	}
+	base := os.Getenv("BENCH_OUT_DIR")
+	if base == "" {
+		base = b.TempDir()
+	}
+	src := filepath.Join(base, "catalog")
+	if err := os.CopyFS(src, os.DirFS(shared)); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(src) })
+	// The first bundle image of the first package's file.
+	var edited string
+	var original, changed []byte
+	if err := fs.WalkDir(os.DirFS(src), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || edited != "" || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(src, p))
+		if err != nil {
+			return err
+		}
+		for _, key := range []string{"\nimage: ", `"image":"`, `"image": "`} {
+			if i := bytes.Index(data, []byte(key)); i >= 0 {
+				j := i + len(key) + bytes.IndexAny(data[i+len(key):], "\n\"")
+				original, changed = data, bytes.Clone(data)
+				// One character of the tag or digest, still a valid reference.
+				changed[j-1] = '0' + (changed[j-1]-'0'+1)%2
+				edited = filepath.Join(src, p)
+				return nil
+			}
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if edited == "" {
+		b.Fatalf("%s: no bundle image to change", shared)
+	}
+	defer gcbudget.Apply(generator.HeapBudget)()
+	var loadTime time.Duration
+	generate := func(b *testing.B, out string, full bool, stats *generator.Stats) {
+		start := time.Now()
+		c := viewstest.Load(b, "community-operators", "dir:"+src, false)
+		loadTime += time.Since(start)
+		if _, err := generator.Render(b.Context(), nil, generator.RenderOptions{
+			Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+			Catalogs: []*catviews.Catalog{c},
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
+	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
+	generate(b, inc, true, nil)
+	generate(b, full, true, nil)
+	loadTime = 0
+	var incTime, fullTime time.Duration
+	var stats generator.Stats
+	runs := 0
+	for i := 0; b.Loop(); i++ {
+		data := changed
+		if i%2 == 1 {
+			data = original
+		}
+		if err := os.WriteFile(edited, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		stats = generator.Stats{}
+		start := time.Now()
+		generate(b, inc, false, &stats)
+		incTime += time.Since(start)
+		b.StopTimer()
+		start = time.Now()
+		generate(b, full, true, nil)
+		fullTime += time.Since(start)
+		b.StartTimer()
+		runs++
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(runs) }
+	b.ReportMetric(ms(incTime), "inc-ms")
+	b.ReportMetric(ms(fullTime), "full-ms")
+	b.ReportMetric(ms(loadTime)/2, "load-ms")
+	b.ReportMetric(float64(incTime)/float64(fullTime), "ratio-vs-full")
+	b.ReportMetric(float64(stats.CatalogFilesRendered), "files-rendered")
+	b.ReportMetric(float64(stats.CatalogFilesTaken), "files-taken")
+	b.ReportMetric(float64(stats.PackagesRendered), "packages-rendered")
+	if avg, err := os.ReadFile("/proc/loadavg"); err == nil {
+		var load float64
+		fmt.Sscan(string(avg), &load)
+		b.ReportMetric(load, "load1")
 	}
 }
