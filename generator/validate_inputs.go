@@ -3,11 +3,14 @@ package generator
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
+	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/source"
+	"github.com/upgraph/upgraph/tree"
 )
 
 // CheckReleases checks --releases, a release source (source.Kinds, or
@@ -40,4 +43,20 @@ func CheckReleases(spec string, mirrors bool) error {
 		return nil
 	}
 	return fmt.Errorf("--releases: release source %q: unknown kind %q, want one of %s", spec, kind, kinds)
+}
+
+// CheckGraphData checks a --graph-data value: a directory, a .tar.gz, or,
+// with images, image:REF.
+func CheckGraphData(spec string, images bool) error {
+	if ref, ok := strings.CutPrefix(spec, graphdata.ImagePrefix); ok && images {
+		return registry.CheckReference("graph-data", ref)
+	}
+	st, err := os.Stat(spec)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--graph-data: %w", err)
+	case !st.IsDir() && !tree.IsGzip(spec):
+		return fmt.Errorf("--graph-data %s: neither a directory nor a .tar.gz", spec)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"regexp"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -11,7 +10,6 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
-	"github.com/upgraph/upgraph/release/mirror"
 	"github.com/upgraph/upgraph/tools/airgap"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/sign"
@@ -50,33 +48,13 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 		Catalogs: cliflag.List(c, "catalog"), Packages: cliflag.List(c, "package"),
 		Workers: c.Int("workers"), Logger: log,
 	}
-	switch {
-	case c.Bool("viewer") && c.Bool("no-viewer"):
-		return fmt.Errorf("--viewer and --no-viewer: give one")
-	case c.Bool("viewer"), c.Bool("no-viewer"):
-		v := c.Bool("viewer")
-		opts.Viewer = &v
-	}
-	switch {
-	case c.Bool("precompress") && c.Bool("no-precompress"):
-		return fmt.Errorf("--precompress and --no-precompress: give one")
-	case c.Bool("precompress"), c.Bool("no-precompress"):
-		v := c.Bool("precompress")
-		opts.Precompress = &v
+	if err := opts.SetFlags(airgap.Flags{
+		Viewer: c.Bool("viewer"), NoViewer: c.Bool("no-viewer"), Precompress: c.Bool("precompress"), NoPrecompress: c.Bool("no-precompress"),
+		Channel: c.String("channel"), PayloadMirrors: c.StringSlice("payload-mirror"),
+	}); err != nil {
+		return err
 	}
 	var err error
-	if expr := c.String("channel"); expr != "" {
-		if opts.Channels, err = regexp.Compile(expr); err != nil {
-			return fmt.Errorf("--channel: %w", err)
-		}
-	}
-	for _, s := range c.StringSlice("payload-mirror") {
-		pm, err := mirror.ParsePayloadMirror(s)
-		if err != nil {
-			return fmt.Errorf("--payload-mirror: %w", err)
-		}
-		opts.Payloads = append(opts.Payloads, pm)
-	}
 	// Only a graph endpoint lacks a generation time of its own.
 	if opts.GeneratedAt, err = generator.GeneratedAt(); err != nil {
 		return err

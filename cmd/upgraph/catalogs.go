@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -59,26 +57,8 @@ func checkGenerateCatalogs(c *cli.Context) error {
 // release scrapes use, and the cache: --cache DIR keeps catalog images in
 // DIR/catalogs, --no-cache keeps nothing.
 func catalogOptions(c *cli.Context, log *slog.Logger) (source.Options, error) {
-	opts := source.Options{
-		Registry: registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http"), Logger: log},
-		Platform: c.String("catalog-platform"),
-		Logger:   log,
-	}
-	switch {
-	case c.Bool("no-cache"):
-		if c.IsSet("cache") {
-			return opts, fmt.Errorf("--cache and --no-cache contradict each other")
-		}
-	case c.String("cache") != "":
-		opts.CacheDir = filepath.Join(c.String("cache"), "catalogs")
-	default:
-		dir, err := source.DefaultCacheDir()
-		if err != nil {
-			return opts, err
-		}
-		opts.CacheDir = dir
-	}
-	return opts, nil
+	return generator.CatalogSourceOptions(registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http")}, c.String("catalog-platform"),
+		generator.Cache{Dir: c.String("cache"), DirSet: c.IsSet("cache"), Disabled: c.Bool("no-cache")}, log)
 }
 
 // catalogOpts is catalogOptions for a library that reads a catalog

@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/site/edge"
-	"github.com/upgraph/upgraph/tree/manifest"
 )
 
 func edgeCommand() *cli.Command {
@@ -53,30 +50,24 @@ func edgeCommand() *cli.Command {
 }
 
 func runEdgeCloudFront(c *cli.Context) error {
-	if err := checkKVSFlag(c); err != nil {
+	if err := edge.CheckKVS(c.String("kvs"), c.IsSet("kvs"), c.Bool("catalogs"), c.IsSet("root")); err != nil {
 		return err
 	}
 	if !c.Bool("catalogs") {
 		if c.IsSet("root") {
-			return edgeCloudFrontRollouts(c)
+			fn, err := edge.WriteCloudFrontRollouts(c.String("root"), c.String("kvs"))
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(c.App.Writer, fn)
+			return err
 		}
 		_, err := fmt.Fprint(c.App.Writer, edge.CloudFrontFunction())
 		return err
 	}
-	if c.String("root") == "" {
-		return fmt.Errorf("--catalogs needs --root, the tree whose catalogs the function serves")
-	}
-	m, err := manifest.Read(c.String("root"))
+	fn, err := edge.CloudFrontCatalogs(c.String("root"))
 	if err != nil {
-		return fmt.Errorf("--root: %w", err)
-	}
-	names := site.CatalogNames(m)
-	if len(names) == 0 {
-		return fmt.Errorf("--root %s: the tree has no operator catalog", c.String("root"))
-	}
-	fn, err := edge.CloudFrontCatalogFunction(names)
-	if err != nil {
-		return fmt.Errorf("--root %s: %w", c.String("root"), err)
+		return err
 	}
 	_, err = fmt.Fprint(c.App.Writer, fn)
 	return err
@@ -101,54 +92,12 @@ func runEdgeNginx(c *cli.Context) error {
 		User:         c.String("user"),
 	}
 	if c.IsSet("prefix") {
-		opts.Prefixes = []string{}
-		for _, p := range c.StringSlice("prefix") {
-			if p = strings.Trim(p, "/"); p != "" {
-				p = "/" + p
-			}
-			opts.Prefixes = append(opts.Prefixes, p)
-		}
+		opts.Prefixes = edge.NginxPrefixes(c.StringSlice("prefix"))
 	}
-	if !opts.Full && (opts.StateDir != "" || opts.Foreground || opts.User != "") {
-		return fmt.Errorf("--state-dir, --foreground and --user need --full")
-	}
-	if err := validateNginxFlags(opts); err != nil {
+	conf, err := edge.NginxConfigForTree(opts)
+	if err != nil {
 		return err
 	}
-	// A tree with phased rollouts gets the bucket maps for its N; one
-	// without (or not generated yet) the configuration as before.
-	if m, err := manifest.Read(root); err == nil {
-		if m.Rollouts != nil {
-			opts.RolloutBuckets = m.Rollouts.Buckets
-		}
-		if err := edge.CheckNginxBound(m); err != nil {
-			return fmt.Errorf("--root %s: %w", root, err)
-		}
-	}
-	_, err = fmt.Fprint(c.App.Writer, edge.NginxConfig(opts))
+	_, err = fmt.Fprint(c.App.Writer, conf)
 	return err
-}
-
-// validateNginxFlags is opts.Validate, flag by flag, so that an error
-// names the flag: each value is validated alone in options that are
-// otherwise valid.
-func validateNginxFlags(opts edge.NginxOptions) error {
-	for _, f := range []struct {
-		flag string
-		set  func(o *edge.NginxOptions)
-	}{
-		{"root", func(o *edge.NginxOptions) { o.Root = opts.Root }},
-		{"listen", func(o *edge.NginxOptions) { o.Listen = opts.Listen }},
-		{"prefix", func(o *edge.NginxOptions) { o.Prefixes = opts.Prefixes }},
-		{"cache-control", func(o *edge.NginxOptions) { o.CacheControl = opts.CacheControl }},
-		{"state-dir", func(o *edge.NginxOptions) { o.StateDir = opts.StateDir }},
-		{"user", func(o *edge.NginxOptions) { o.User = opts.User }},
-	} {
-		alone := edge.NginxOptions{Root: "/", Listen: "8080", Full: opts.Full}
-		f.set(&alone)
-		if err := alone.Validate(); err != nil {
-			return fmt.Errorf("--%s: %w", f.flag, err)
-		}
-	}
-	return opts.Validate() // anything the flags only break together
 }

@@ -2,18 +2,14 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"regexp"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
-	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/policy"
-	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/s3tree"
 )
 
@@ -59,20 +55,7 @@ func checkGraphData(c *cli.Context, images bool) error {
 	if !ok {
 		return err
 	}
-	if ref, ok := strings.CutPrefix(spec, graphdata.ImagePrefix); ok && images {
-		if _, err := (&registry.Client{}).Reference(ref); err != nil {
-			return fmt.Errorf("--graph-data: %w", err)
-		}
-		return nil
-	}
-	st, err := os.Stat(spec)
-	switch {
-	case err != nil:
-		return fmt.Errorf("--graph-data: %w", err)
-	case !st.IsDir() && !tree.IsGzip(spec):
-		return fmt.Errorf("--graph-data %s: neither a directory nor a .tar.gz", spec)
-	}
-	return nil
+	return generator.CheckGraphData(spec, images)
 }
 
 // checkScrapeFlags checks scrapeFlags, which only registry: and oci:
@@ -104,10 +87,7 @@ func checkPayloadRepo(c *cli.Context) error {
 	if !ok {
 		return err
 	}
-	if _, err := (&registry.Client{}).Repository(repo); err != nil {
-		return fmt.Errorf("--payload-repo: %w", err)
-	}
-	return nil
+	return registry.CheckRepository("payload-repo", repo)
 }
 
 // region is what SigV4 can sign for: AWS's names, and the single words

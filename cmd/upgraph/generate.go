@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -146,20 +145,6 @@ func runGenerate(c *cli.Context) error {
 	}
 	log.Info("generated", "out", c.String("out"), "graphs", m.Counts.Graphs, "versionGraphs", m.Counts.VersionGraphs,
 		"signatures", m.Counts.Signatures, "files", m.Counts.Files, "bytes", m.Counts.Bytes, "duration", time.Since(start).Round(time.Millisecond))
-	signatures := ""
-	if m.Counts.Signatures > 0 {
-		signatures = fmt.Sprintf(", %d release signatures", m.Counts.Signatures)
-	}
-	var what []string
-	if built != nil {
-		what = append(what, fmt.Sprintf("%d channel × arch graphs, %d per-version graphs%s", m.Counts.Graphs, m.Counts.VersionGraphs, signatures))
-	}
-	if len(cats) > 0 {
-		what = append(what, generator.CatalogSummary(cats))
-	}
-	if ro := m.Rollouts; ro != nil {
-		what = append(what, rolloutSummary(ro))
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %d files (%s) to %s\n", m.Counts.Files, strings.Join(what, "; "), c.String("out"))
+	fmt.Fprint(c.App.Writer, generator.Summary(m, built != nil, cats, c.String("out")))
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/upgraph/upgraph/catalog/catalogset"
 	"github.com/upgraph/upgraph/catalog/upgrade"
-	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/mirrorset"
 	"github.com/upgraph/upgraph/tools/opcat"
@@ -48,12 +47,15 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 	if c.NArg() != 0 {
 		return false, fmt.Errorf("mirror-set takes no arguments, got %q (flags go before them)", c.Args().Slice())
 	}
-	operators := c.IsSet("installed")
-	release := c.IsSet("from") || c.IsSet("to") || c.IsSet("channel")
-	if err := checkMirrorSetFlags(c, operators, release); err != nil {
+	flags := opcat.MirrorSetFlags{
+		Installed: c.String("installed"), OLM: c.String("olm"), Platform: c.String("catalog-platform"), Format: c.String("format"), Out: c.String("out"),
+		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"), Catalogs: c.StringSlice("catalog"), Set: c.IsSet,
+	}
+	olm, err := flags.Check()
+	if err != nil {
 		return false, err
 	}
-	olm, _ := upgrade.ParseRuntime(c.String("olm"))
+	operators, release := flags.Operators(), flags.Release()
 	installs, err := mirrorset.ReadInstalls(c.String("installed"), operators)
 	if err != nil {
 		return false, err
@@ -102,56 +104,4 @@ func runMirrorSet(c *cli.Context, log *slog.Logger) (bool, error) {
 		return found, rep.WriteJSON(c.App.Writer)
 	}
 	return found, rep.WriteText(c.App.Writer, c.String("out"))
-}
-
-// checkMirrorSetFlags checks the flags before anything is read.
-func checkMirrorSetFlags(c *cli.Context, operators, release bool) error {
-	if !operators && !release {
-		return errors.New("nothing to plan: give --installed (with --catalog) for operators, or --from, --to and --channel for the cluster")
-	}
-	if _, err := upgrade.ParseRuntime(c.String("olm")); err != nil {
-		return fmt.Errorf("--olm: %w", err)
-	}
-	if c.IsSet("catalog-platform") {
-		if err := checkCatalogPlatform(c); err != nil {
-			return err
-		}
-	}
-	if format := c.String("format"); format != "text" && format != "json" {
-		return fmt.Errorf("--format: want text or json, got %q", format)
-	}
-	switch {
-	case operators && c.String("installed") == "":
-		return errors.New("--installed: empty value: want a YAML or JSON file")
-	case operators:
-		if err := cliflag.CheckPath("installed", c.String("installed"), cliflag.WantFile); err != nil {
-			return err
-		}
-		if !c.IsSet("catalog") && !c.IsSet("catalog-set") {
-			return errors.New("--installed needs --catalog (or --catalog-set): the catalog(s) the operators come from")
-		}
-	case c.IsSet("catalog") || c.IsSet("catalog-set") || c.IsSet("olm") || c.IsSet("catalog-platform"):
-		return errors.New("--catalog, --catalog-set, --olm and --catalog-platform need --installed (the operators to plan)")
-	}
-	if c.IsSet("catalog") && len(c.StringSlice("catalog")) == 0 {
-		return errors.New("--catalog: empty value")
-	}
-	if release {
-		for _, name := range []string{"from", "to", "channel"} {
-			if c.String(name) == "" {
-				return fmt.Errorf("--%s is required for the cluster's path (with --from, --to and --channel)", name)
-			}
-		}
-		req := path.Request{From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch")}
-		if err := req.Check(); err != nil {
-			return err
-		}
-	} else {
-		for _, name := range []string{"arch", "via-eus", "unconditional-only"} {
-			if c.IsSet(name) {
-				return fmt.Errorf("--%s is for the cluster's path: give --from, --to and --channel", name)
-			}
-		}
-	}
-	return mirrorset.CheckOut(c.String("out"), c.IsSet("out"))
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/catalog/upgrade"
-	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tools/opcat"
@@ -85,16 +83,9 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 			return runCatalogPath(c, log)
 		}
 	}
-	// Checked here rather than with Required, whose error would exit 1,
-	// which means "no path".
-	for _, name := range []string{"from", "to", "channel"} {
-		if c.String(name) == "" {
-			return false, fmt.Errorf("--%s is required", name)
-		}
-	}
 	format := c.String("format")
-	if format != "text" && format != "json" {
-		return false, fmt.Errorf("--format: want text or json, got %q", format)
+	if err := path.CheckGiven(c.String("from"), c.String("to"), c.String("channel"), format); err != nil {
+		return false, err
 	}
 	req := path.Request{
 		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"),
@@ -126,56 +117,15 @@ func runPath(c *cli.Context, log *slog.Logger) (bool, error) {
 // runCatalogPath answers path --catalog: whether the runtime reaches the
 // target.
 func runCatalogPath(c *cli.Context, log *slog.Logger) (bool, error) {
-	for _, name := range []string{"arch", "via-eus", "unconditional-only", "id", "wariness"} {
-		if c.IsSet(name) {
-			return false, fmt.Errorf("--%s is for release paths, not with --catalog", name)
-		}
-	}
-	olm, err := upgrade.ParseRuntime(c.String("olm"))
+	olm, arg, err := opcat.PathFlags{
+		Catalog: c.String("catalog"), CatalogSet: c.String("catalog-set"), Platform: c.String("catalog-platform"),
+		Package: c.String("package"), From: c.String("from"), To: c.String("to"), Channel: c.String("channel"),
+		OLM: c.String("olm"), Format: c.String("format"), Set: c.IsSet,
+	}.Check()
 	if err != nil {
-		return false, fmt.Errorf("--olm: %w", err)
-	}
-	if c.IsSet("catalog-platform") {
-		if err := checkCatalogPlatform(c); err != nil {
-			return false, err
-		}
-	}
-	if c.IsSet("catalog-set") {
-		if _, err := opcat.ReadSet(c.String("catalog-set")); err != nil {
-			return false, err
-		}
-	}
-	if !c.IsSet("catalog") && !c.IsSet("catalog-set") {
-		return false, errors.New("--package, --olm and --catalog-platform need --catalog (the operator catalog) or --catalog-set")
-	}
-	var arg opcat.Arg
-	if !c.IsSet("catalog-set") {
-		var err error
-		if arg, err = opcat.ParseArg("catalog", c.String("catalog"), c.String("catalog-platform")); err != nil {
-			return false, err
-		}
-	} else if c.IsSet("catalog") && catviews.CheckName(c.String("catalog")) != nil {
-		return false, fmt.Errorf("--catalog %q: with --catalog-set, the name of the installed operator's catalog in the set", c.String("catalog"))
-	}
-	switch pkg := c.String("package"); {
-	case !c.IsSet("package"):
-		return false, errors.New("--package is required with --catalog")
-	case pkg == "":
-		return false, errors.New("--package: empty value: want an operator package of the catalog")
-	}
-	if c.String("from") == "" {
-		return false, errors.New("--from is required: the installed bundle, a version or a bundle name")
-	}
-	if c.IsSet("to") && c.String("to") == "" {
-		return false, errors.New("--to: empty value: want a version, a bundle name or head (the default)")
-	}
-	if c.IsSet("channel") && c.String("channel") == "" {
-		return false, errors.New("--channel: empty value (leave it out for the default channel)")
+		return false, err
 	}
 	format := c.String("format")
-	if format != "text" && format != "json" {
-		return false, fmt.Errorf("--format: want text or json, got %q", format)
-	}
 	if c.IsSet("catalog-set") {
 		return runCatalogSetPath(c, log, olm, format)
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -109,76 +107,17 @@ func runPlan(c *cli.Context, log *slog.Logger) (bool, error) {
 	return !p.Blocked, path.WriteWithCluster(c.App.Writer, c.String("format"), "plan", p, avail)
 }
 
-// checkPlanFlags checks the flags before anything is read, and parses
-// --olm and --catalogs.
+// checkPlanFlags checks the flags before anything is read
+// (clusterplan.Flags.Check, then --source's), and parses --olm and
+// --catalogs.
 func checkPlanFlags(c *cli.Context) (upgrade.Runtime, []clusterplan.Given, error) {
-	// Checked here rather than with Required, whose error would exit 1,
-	// which means "blocked".
-	for _, name := range []string{"from", "to", "channel"} {
-		if c.String(name) == "" {
-			return "", nil, fmt.Errorf("--%s is required", name)
-		}
-	}
-	if format := c.String("format"); format != "text" && format != "json" {
-		return "", nil, fmt.Errorf("--format: want text or json, got %q", format)
-	}
-	req := path.Request{From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch")}
-	if err := req.Check(); err != nil {
-		return "", nil, err
-	}
-	var ends []clusterplan.Minor
-	for _, name := range []string{"from", "to"} {
-		m, _ := clusterplan.MinorOf(c.String(name)) // a version: checked above
-		ends = append(ends, m)
-	}
-	olm, err := upgrade.ParseRuntime(c.String("olm"))
-	if err != nil {
-		return "", nil, fmt.Errorf("--olm: %w", err)
-	}
-	if c.IsSet("catalog-platform") {
-		if err := checkCatalogPlatform(c); err != nil {
-			return "", nil, err
-		}
-	}
-	switch file := c.String("operators"); {
-	case !c.IsSet("operators"):
-		return "", nil, errors.New("--operators is required: the installed operators, a YAML or JSON list of {package, channel, version}")
-	case file == "":
-		return "", nil, errors.New("--operators: empty value: want a YAML or JSON file")
-	default:
-		if err := cliflag.CheckPath("operators", file, cliflag.WantFile); err != nil {
-			return "", nil, err
-		}
-	}
-	if c.IsSet("catalog-set") {
-		if c.IsSet("catalogs") {
-			return "", nil, errors.New("--catalogs and --catalog-set: give one")
-		}
-		if _, err := opcat.ReadSet(c.String("catalog-set")); err != nil {
-			return "", nil, err
-		}
-		return olm, nil, cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c))
-	}
-	cats, err := planCatalogs(c)
+	olm, cats, err := clusterplan.Flags{
+		From: c.String("from"), To: c.String("to"), Channel: c.String("channel"), Arch: c.String("arch"), Format: c.String("format"),
+		OLM: c.String("olm"), Platform: c.String("catalog-platform"), Operators: c.String("operators"),
+		CatalogSet: c.String("catalog-set"), Catalogs: cliflag.List(c, "catalogs"), Set: c.IsSet,
+	}.Check()
 	if err != nil {
 		return "", nil, err
-	}
-	for _, m := range ends {
-		if !slices.ContainsFunc(cats, func(pc clusterplan.Given) bool { return pc.Minor == m }) {
-			return "", nil, fmt.Errorf("--catalogs: no catalog for %s (the minor of --from or --to): give %s=SOURCE", m.Key(), m.Key())
-		}
 	}
 	return olm, cats, cliflag.FirstError(tree.CheckLocation("--source", c.String("source"), true), checkTreeFlags(c))
-}
-
-// planCatalogs parses --catalogs: vX.Y=SOURCE, each minor once.
-func planCatalogs(c *cli.Context) ([]clusterplan.Given, error) {
-	values := cliflag.List(c, "catalogs") // comma-separated or repeated
-	if !c.IsSet("catalogs") {
-		return nil, errors.New("--catalogs is required: the catalog of each minor on the path, vX.Y=SOURCE")
-	}
-	if len(values) == 0 {
-		return nil, errors.New("--catalogs: empty value: want vX.Y=SOURCE, e.g. v4.21=registry.redhat.io/redhat/redhat-operator-index:v4.21")
-	}
-	return clusterplan.ParseGiven(values, c.String("catalog-platform"))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -93,15 +92,7 @@ func runPublish(c *cli.Context, log *slog.Logger) error {
 		Verify: c.Bool("verify"), DryRun: c.Bool("dry-run"), Workers: c.Int("workers"),
 		Logger: log, Progress: progress.Reporter(os.Stderr, log, "publish", "objects"),
 	})
-	// The library states the facts; the remedies are flags.
-	switch {
-	case errors.Is(err, publish.ErrShrink):
-		err = fmt.Errorf("%w (--force publishes anyway; --shrink-threshold sets the fraction)", err)
-	case errors.Is(err, publish.ErrUnreadableIndex):
-		err = fmt.Errorf("%w (--force publishes over it as if nothing were published)", err)
-	case errors.Is(err, publish.ErrTooManyDeletes):
-		err = fmt.Errorf("%w (raise --max-deletes, -1 for no limit)", err)
-	}
+	err = publish.FlagHint(err)
 	if rep != nil {
 		if werr := rep.WriteText(c.App.Writer, c.Args().Get(1)); werr != nil && rep.DryRun {
 			return werr

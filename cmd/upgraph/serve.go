@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -85,21 +82,13 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	}
 	kind, err := site.SourceKind(cfg.flag, cfg.source)
 	cfg.kind = kind
-	err = cliflag.FirstError(err, cliflag.CheckListen("listen", cfg.listen), checkServePrefixes(c, cfg))
-	if err == nil && cfg.poll <= 0 {
-		err = fmt.Errorf("--poll %v: want a positive duration", cfg.poll)
-	}
-	mb := c.Int64("cache-mb")
-	if err == nil && (mb < 0 || mb > math.MaxInt64>>22) {
-		err = fmt.Errorf("--cache-mb %d: want 0 (no cache) or a positive number of MiB", mb)
-	}
-	cfg.cacheBytes = mb << 20
-	threshold := c.Float64("shrink-threshold")
-	if err == nil && !(threshold >= 0 && threshold <= 1) {
-		err = fmt.Errorf("--shrink-threshold %v: want a fraction from 0 to 1", threshold)
-	}
+	var prefixErr error
+	cfg.prefixes, prefixErr = site.Prefixes(c.StringSlice("prefix"))
+	limits := site.ServeLimits{Poll: cfg.poll, CacheMB: c.Int64("cache-mb"), ShrinkThreshold: c.Float64("shrink-threshold")}
+	err = cliflag.FirstError(err, cliflag.CheckListen("listen", cfg.listen), prefixErr, limits.Check())
+	cfg.cacheBytes = limits.CacheMB << 20
 	if !c.Bool("force") {
-		cfg.guard = &site.Guard{ShrinkThreshold: threshold}
+		cfg.guard = &site.Guard{ShrinkThreshold: limits.ShrinkThreshold}
 	}
 	if addr := c.String("pprof"); err == nil && addr != "" {
 		err = cliflag.CheckListen("pprof", addr)
@@ -113,18 +102,6 @@ func serveFlags(c *cli.Context) (*serveConfig, error) {
 	return cfg, err
 }
 
-// checkServePrefixes checks and normalises every --prefix.
-func checkServePrefixes(c *cli.Context, cfg *serveConfig) error {
-	for _, p := range c.StringSlice("prefix") {
-		prefix, err := site.Prefix(p)
-		if err != nil {
-			return fmt.Errorf("--prefix %q: %w", p, err)
-		}
-		cfg.prefixes = append(cfg.prefixes, prefix)
-	}
-	return nil
-}
-
 func runServe(c *cli.Context, log *slog.Logger) error {
 	cfg, err := serveFlags(c)
 	if err != nil {
@@ -136,17 +113,7 @@ func runServe(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", cfg.listen, err)
 	}
-	cacheBytes := cfg.cacheBytes
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// The cache is nearly all of the live heap; without a limit the
-		// collector lets the heap reach twice that before it runs, and a
-		// full 512 MiB cache (plus its gzip copies) held RSS at 1.3 GB.
-		debug.SetMemoryLimit(cacheBytes + cacheBytes/4 + 256<<20)
-	}
-	if cacheBytes == 0 {
-		cacheBytes = -1 // site.Options: nothing kept
-	}
-	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: cacheBytes, VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log,
+	opts := site.Options{Prefixes: cfg.prefixes, CacheBytes: site.ServeCache(cfg.cacheBytes), VerifyAhead: c.Bool("verify-ahead"), Guard: cfg.guard, Logger: log,
 		Trust: cfg.trust.Verifier(true)}
 	h := site.NewHandler(opts)
 	stop, err := publish.Start(c.Context, h, publish.Served{Flag: cfg.flag, Location: cfg.source, Kind: cfg.kind, Poll: cfg.poll, Tree: treeOptions(c, log)}, log)
@@ -167,7 +134,3 @@ func serveUntilDone(c *cli.Context, h *site.Handler, ln net.Listener, served str
 	fmt.Fprintf(c.App.Writer, "serving %s on http://%s\n", served, ln.Addr())
 	return site.Run(c.Context, h, ln, site.RunOptions{AccessLog: c.Bool("access-log"), Pprof: c.String("pprof"), Logger: log})
 }
-
-// servePrefix is site.Prefix for cmd/upgraph/service.go, whose owner
-// moves it into service/ (then this goes).
-func servePrefix(p string) (string, error) { return site.Prefix(p) }

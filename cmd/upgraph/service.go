@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/upgraph/upgraph/internal/cliflag"
 	"github.com/upgraph/upgraph/registry"
-	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/service"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
@@ -131,30 +129,8 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	// --releases as UpdateService spells it, HOST/REPO; generate's
-	// registry: prefix is accepted too.
-	cfg.Releases = strings.TrimPrefix(releases, "registry:")
-	if cfg.Releases == "" {
-		return nil, fmt.Errorf("--releases is required: the release images' repository, HOST/REPO (UpdateService spec.releases)")
-	}
-	if err := checkRepository("releases", cfg.Releases); err != nil {
+	if err := cfg.SetInputs(service.Inputs{Releases: releases, GraphDataImage: image, GraphData: dir}); err != nil {
 		return nil, err
-	}
-	switch {
-	case image != "" && dir != "":
-		return nil, fmt.Errorf("--graph-data-image and --graph-data: give one")
-	case image != "":
-		cfg.GraphData, cfg.GraphDataIsImage = strings.TrimPrefix(image, graphdata.ImagePrefix), true
-		if err := checkImageRef("graph-data-image", cfg.GraphData); err != nil {
-			return nil, err
-		}
-	case dir != "":
-		cfg.GraphData = dir
-		if err := checkGraphData(c, false); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("--graph-data-image is required (UpdateService spec.graphDataImage), or --graph-data DIR")
 	}
 	specs, err := catalogSpecs(c)
 	if err != nil {
@@ -172,24 +148,8 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 	); err != nil {
 		return nil, err
 	}
-	for _, p := range c.StringSlice("prefix") {
-		prefix, err := servePrefix(p)
-		if err != nil {
-			return nil, fmt.Errorf("--prefix %q: %w", p, err)
-		}
-		cfg.Prefixes = append(cfg.Prefixes, prefix)
-	}
-	mb := c.Int64("cache-mb")
-	if mb < 0 || mb > 1<<40 {
-		return nil, fmt.Errorf("--cache-mb %d: want 0 (no cache) or a positive number of MiB", mb)
-	}
-	cfg.CacheBytes = mb << 20
-	if publishTo != "" {
-		bucket, prefix, err := s3tree.ParseURL(publishTo)
-		if err != nil {
-			return nil, fmt.Errorf("--publish: %w", err)
-		}
-		cfg.Publish = &service.Publisher{URL: publishTo, Bucket: bucket, Prefix: prefix}
+	if err := cfg.SetOutputs(&cfg.Serving, service.Outputs{Prefixes: c.StringSlice("prefix"), CacheMB: c.Int64("cache-mb"), Publish: publishTo}); err != nil {
+		return nil, err
 	}
 	// DIR/tree must be new, empty or a generation (generate's rule for
 	// --out), checked now rather than at the first refresh.
@@ -228,20 +188,4 @@ func runService(c *cli.Context, log *slog.Logger) error {
 	err = serveUntilDone(c, p.Handler, p.Listener, cfg.TreeDir(), log)
 	p.Wait()
 	return err
-}
-
-// checkRepository checks that --name is HOST/REPO.
-func checkRepository(name, repo string) error {
-	if _, err := (&registry.Client{}).Repository(repo); err != nil {
-		return fmt.Errorf("--%s: %w", name, err)
-	}
-	return nil
-}
-
-// checkImageRef checks that --name is an image reference.
-func checkImageRef(name, ref string) error {
-	if _, err := (&registry.Client{}).Reference(ref); err != nil {
-		return fmt.Errorf("--%s: %w", name, err)
-	}
-	return nil
 }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/upgraph/upgraph/internal/progress"
+	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/scrape"
 	"github.com/upgraph/upgraph/release/source"
@@ -36,22 +34,6 @@ func sourceOptions(c *cli.Context, log *slog.Logger) (source.Options, error) {
 		ScrapeTimeout: c.Duration("scrape-timeout"),
 		PayloadRepo:   c.String("payload-repo"),
 	}
-	kind, _, _ := strings.Cut(c.String("releases"), ":")
-	if kind != "registry" && kind != "oci" {
-		return opts, nil
-	}
-	if !c.Bool("no-cache") {
-		dir := c.String("cache")
-		if dir == "" {
-			var err error
-			if dir, err = scrape.DefaultCacheDir(); err != nil {
-				return opts, err
-			}
-		}
-		opts.Scrape.Cache = scrape.DirCache{Dir: dir}
-	} else if c.IsSet("cache") {
-		return opts, fmt.Errorf("--cache and --no-cache contradict each other")
-	}
-	opts.Scrape.Progress = progress.Reporter(os.Stderr, log, "scrape", "tags")
-	return opts, nil
+	return generator.ReleaseSourceOptions(opts, c.String("releases"),
+		generator.Cache{Dir: c.String("cache"), DirSet: c.IsSet("cache"), Disabled: c.Bool("no-cache")}, os.Stderr)
 }
