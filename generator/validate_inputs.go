@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/internal/cliflag"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/release/source"
-	"github.com/upgraph/upgraph/tree"
 )
 
 // CheckReleases checks --releases, a release source (source.Kinds, or
@@ -55,7 +55,7 @@ func CheckGraphData(spec string, images bool) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("--graph-data: %w", err)
-	case !st.IsDir() && !tree.IsGzip(spec):
+	case !st.IsDir() && !precompress.IsGzipFile(spec):
 		return fmt.Errorf("--graph-data %s: neither a directory nor a .tar.gz", spec)
 	}
 	return nil

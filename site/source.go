@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/s3tree"
@@ -44,7 +45,7 @@ func SourceKind(flag, p string) (tree.Kind, error) {
 			return tree.KindDir, fmt.Errorf("--dir %s: not a tree written by upgraph generate (no %s)", p, manifest.FileName)
 		}
 		return tree.KindDir, nil
-	case !tree.IsGzip(p):
+	case !precompress.IsGzipFile(p):
 		if flag == "--bundle" {
 			return tree.KindBundle, fmt.Errorf("--bundle %s: not a bundle (.tar.gz) written by upgraph mirror --bundle", p)
 		}

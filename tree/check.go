@@ -1,12 +1,11 @@
 package tree
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree/manifest"
 )
 
@@ -32,21 +31,9 @@ func CheckLocation(what, spec string, endpoints bool) error {
 			return fmt.Errorf("%s %s: not a tree written by upgraph generate: %w", what, spec, err)
 		}
 	case KindBundle:
-		if !IsGzip(spec) {
+		if !precompress.IsGzipFile(spec) {
 			return fmt.Errorf("%s %s: neither a tree directory nor a bundle (.tar.gz)", what, spec)
 		}
 	}
 	return nil
-}
-
-// IsGzip reports whether the file p starts as gzip data does (a bundle).
-func IsGzip(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	magic := make([]byte, 2)
-	_, err = io.ReadFull(f, magic)
-	return err == nil && bytes.Equal(magic, []byte{0x1f, 0x8b})
 }

@@ -52,12 +52,4 @@ func TestCheckLocation(t *testing.T) {
 			}
 		})
 	}
-	for _, tc := range []struct {
-		p    string
-		want bool
-	}{{bundle, true}, {notBundle, false}, {treeDir, false}, {filepath.Join(dir, "missing"), false}} {
-		if got := IsGzip(tc.p); got != tc.want {
-			t.Errorf("IsGzip(%s) = %v, want %v", tc.p, got, tc.want)
-		}
-	}
 }
