@@ -300,33 +300,12 @@ func TestIncrementalMatchesFull(t *testing.T) {
 					return err
 				}
 				var stats generator.Stats
-				incErr := render(writer.DirStore{Dir: inc}, false, &stats)
-				// The full run into a new directory, not flushed (it is
-				// compared, not served).
-				full := filepath.Join(base, fmt.Sprintf("full-%d", step))
-				fullErr := render(writer.ScratchStore{Dir: full}, true, nil)
-				if (incErr == nil) != (fullErr == nil) {
-					t.Fatalf("step %d (%s): incremental %v, full %v", step, strings.Join(e.log, "; "), incErr, fullErr)
-				}
-				if incErr != nil {
-					t.Logf("step %d: both refused: %v", step, incErr)
+				var ok bool
+				lastFull, ok = checkStep(t, base, inc, step, e.log, render, &stats, lastFull, sameInputsSameFiles)
+				if !ok {
 					refused++
 					continue
 				}
-				fullFiles := readTree(t, full)
-				if d := diffTrees(readTree(t, inc), fullFiles); d != "" {
-					t.Fatalf("step %d, after %s: the incremental tree differs from a full run's:\n%s", step, strings.Join(e.log, "; "), d)
-				}
-				// The digest alone, without the size check that backs it
-				// up when taking files over: two full runs' graphs of the
-				// same inputs digest have the same files.
-				if lastFull != nil {
-					if d := sameInputsSameFiles(t, lastFull, fullFiles); d != "" {
-						t.Fatalf("step %d, after %s: %s", step, strings.Join(e.log, "; "), d)
-					}
-				}
-				lastFull = fullFiles
-				os.RemoveAll(full)
 				total.GraphsTaken += stats.GraphsTaken
 				total.GraphsRendered += stats.GraphsRendered
 				total.FilesTaken += stats.FilesTaken
@@ -342,6 +321,42 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	if total.GraphsTaken == 0 || total.GraphsRendered == 0 || total.FilesTaken == 0 {
 		t.Errorf("the edits did not exercise both paths: %+v", total)
 	}
+}
+
+// checkStep regenerates inc incrementally with render, makes a full run
+// of the same inputs into a new directory (not flushed: it is compared,
+// not served) and compares the two byte for byte; both must refuse or
+// both succeed (ok false: both refused). With the previous step's full
+// tree, same checks the digest alone, without the size check that backs
+// it up when taking files over: two full runs' graphs or packages of the
+// same inputs digest have the same files. It returns this step's full
+// tree for the next step.
+func checkStep(t *testing.T, base, inc string, step int, log []string,
+	render func(writer.Store, bool, *generator.Stats) error, stats *generator.Stats,
+	lastFull map[string][]byte, same func(*testing.T, map[string][]byte, map[string][]byte) string,
+) (map[string][]byte, bool) {
+	t.Helper()
+	incErr := render(writer.DirStore{Dir: inc}, false, stats)
+	full := filepath.Join(base, fmt.Sprintf("full-%d", step))
+	defer os.RemoveAll(full)
+	fullErr := render(writer.ScratchStore{Dir: full}, true, nil)
+	if (incErr == nil) != (fullErr == nil) {
+		t.Fatalf("step %d (%s): incremental %v, full %v", step, strings.Join(log, "; "), incErr, fullErr)
+	}
+	if incErr != nil {
+		t.Logf("step %d: both refused: %v", step, incErr)
+		return lastFull, false
+	}
+	fullFiles := readTree(t, full)
+	if d := diffTrees(readTree(t, inc), fullFiles); d != "" {
+		t.Fatalf("step %d, after %s: the incremental tree differs from a full run's:\n%s", step, strings.Join(log, "; "), d)
+	}
+	if lastFull != nil {
+		if d := same(t, lastFull, fullFiles); d != "" {
+			t.Fatalf("step %d, after %s: %s", step, strings.Join(log, "; "), d)
+		}
+	}
+	return fullFiles, true
 }
 
 // sameInputsSameFiles checks that every graph of two trees with the same
