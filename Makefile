@@ -52,7 +52,7 @@ deps:
 FUZZTIME ?= 30000x
 FUZZERS  ?= site:FuzzGraphQuery site:FuzzAccept site:FuzzSignaturePath site:FuzzFastRequest \
             release/source:FuzzMetadataFast catalog/declcfg:FuzzCanonical catalog/declcfg:FuzzTypedDecode \
-            catalog/declcfg:FuzzYAMLDirect catalog/declcfg:FuzzSubsetYAML
+            catalog/declcfg:FuzzYAMLDirect catalog/declcfg:FuzzSubsetYAML catalog/model:FuzzSkipRangeSpans
 
 test: deps vet
 	$(GO) test -count=1 -timeout 25m ./...

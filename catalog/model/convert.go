@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -134,6 +135,11 @@ func (b *builder) channels(in []declcfg.Channel) {
 			ent := &Entry{Channel: ch, Name: e.Name, Replaces: e.Replaces, Skips: e.Skips, SkipRange: e.SkipRange}
 			if e.SkipRange != "" {
 				ent.Range, ent.RangeErr = semver.ParseRange(e.SkipRange)
+				if _, err := parseRangeSet(e.SkipRange); ent.RangeErr == nil && errors.Is(err, errRangeEmptyBranch) {
+					// blang's Range would panic (a nil branch): refused
+					// as an invalid skipRange, which draws nothing.
+					ent.Range, ent.RangeErr = nil, err
+				}
 			}
 			ch.Entries = append(ch.Entries, ent)
 			ch.entryByName[e.Name] = ent

@@ -144,6 +144,17 @@ func (c *Channel) Graph() *ChannelGraph {
 	}
 	sorted := slices.Clone(c.Entries)
 	slices.SortFunc(sorted, compareEntries)
+	// The entries with a version come first, newest first: each
+	// skipRange's spans are found by binary search (rangeSpans), not by
+	// asking the range about every entry (n² checks when every entry has
+	// one). byVersion is false only if the order is not by version, which
+	// compareEntries rules out; the check keeps the answer right anyway.
+	versions, byVersion := versionPrefix(len(sorted), func(i int) (semver.Version, bool) {
+		if x := sorted[i].Bundle; x != nil && x.VersionOK {
+			return x.Version, true
+		}
+		return semver.Version{}, false
+	})
 	seen := map[GraphEdge]bool{}
 	add := func(e GraphEdge) {
 		if !seen[e] {
@@ -156,10 +167,14 @@ func (c *Channel) Graph() *ChannelGraph {
 		n.SkippedByV0 = e.SkippedBy != "" || (c.v0Err == nil && !e.OnV0Chain)
 		n.SkipRange = e.SkipRange
 		if e.Range != nil {
-			n.SkipRangeFrom = spans(len(sorted), func(i int) bool {
-				x := sorted[i].Bundle
-				return x != nil && x.VersionOK && e.Range(x.Version)
-			})
+			if byVersion {
+				n.SkipRangeFrom = rangeSpans(e.SkipRange, e.Range, versions)
+			} else {
+				n.SkipRangeFrom = spans(len(sorted), func(i int) bool {
+					x := sorted[i].Bundle
+					return x != nil && x.VersionOK && e.Range(x.Version)
+				})
+			}
 		}
 		g.Nodes = append(g.Nodes, n)
 		for _, s := range e.Skips {
@@ -339,12 +354,19 @@ func (p *Package) Graph() *PackageGraph {
 			}
 		}
 	}
+	// As in Channel.Graph: bundles with a version first, newest first, so
+	// each distinct skipRange's spans are found by binary search.
+	versions, byVersion := versionPrefix(len(bundles), func(i int) (semver.Version, bool) {
+		return bundles[i].Version, bundles[i].VersionOK
+	})
 	from := map[string][]Span{} // skipRange → the nodes it holds
 	for k, chs := range ranges {
 		sp, ok := from[k.rng]
 		if !ok {
 			sp = []Span{}
-			if r := parsed[k.rng]; r != nil {
+			if r := parsed[k.rng]; r != nil && byVersion {
+				sp = rangeSpans(k.rng, r, versions)
+			} else if r != nil {
 				sp = spans(len(bundles), func(i int) bool { return bundles[i].VersionOK && r(bundles[i].Version) })
 			}
 			from[k.rng] = sp

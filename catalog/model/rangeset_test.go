@@ -1,0 +1,165 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blang/semver/v4"
+)
+
+// rangeTestVersions are versions around every comparator version of the
+// range (equal, with a pre-release, with build metadata, one patch, minor
+// and major up and down) plus extra, newest first, with duplicates: what
+// the binary search must cut right.
+func rangeTestVersions(set rangeSet, extra []semver.Version) []semver.Version {
+	var out []semver.Version
+	near := func(v semver.Version) {
+		out = append(out, v)
+		w := v
+		w.Pre = []semver.PRVersion{{VersionStr: "alpha"}}
+		out = append(out, w)
+		w = v
+		w.Pre = nil
+		w.Build = []string{"b1"}
+		out = append(out, w, w)
+		for _, d := range [][3]int{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0, 0, -1}, {0, -1, 0}, {-1, 0, 0}} {
+			w := semver.Version{Major: v.Major + uint64(d[0]), Minor: v.Minor + uint64(d[1]), Patch: v.Patch + uint64(d[2])}
+			if (d[0] < 0 && v.Major == 0) || (d[1] < 0 && v.Minor == 0) || (d[2] < 0 && v.Patch == 0) {
+				continue
+			}
+			out = append(out, w)
+		}
+	}
+	for _, b := range set {
+		for _, v := range []*semver.Version{b.lo, b.hi} {
+			if v != nil {
+				near(*v)
+			}
+		}
+		for _, v := range b.not {
+			near(v)
+		}
+	}
+	out = append(out, extra...)
+	slices.SortStableFunc(out, func(a, b semver.Version) int { return b.Compare(a) })
+	return out
+}
+
+// checkRangeSet holds parseRangeSet and rangeSet.spans to blang: the same
+// error or not, and over versions the spans the closure gives.
+func checkRangeSet(t *testing.T, s string, extra []semver.Version) {
+	t.Helper()
+	r, err := semver.ParseRange(s)
+	set, serr := parseRangeSet(s)
+	if errors.Is(serr, errRangeEmptyBranch) {
+		if err != nil {
+			t.Fatalf("%q: empty branch reported, blang refuses it: %v", s, err)
+		}
+		return // blang's closure panics: Convert refuses the range
+	}
+	if (err == nil) != (serr == nil) {
+		t.Fatalf("%q: blang error %v, parseRangeSet error %v", s, err, serr)
+	}
+	if err != nil {
+		return
+	}
+	versions := rangeTestVersions(set, extra)
+	for _, v := range versions {
+		if got, want := set.holds(v), r(v); got != want {
+			t.Fatalf("%q holds %s: rangeSet %v, blang %v", s, v, got, want)
+		}
+	}
+	want := spans(len(versions), func(i int) bool { return r(versions[i]) })
+	if got := set.spans(versions); !slices.Equal(got, want) {
+		t.Fatalf("%q over %v: spans %v, closure %v", s, versions, got, want)
+	}
+	if got := rangeSpans(s, r, versions); !slices.Equal(got, want) {
+		t.Fatalf("%q over %v: rangeSpans %v, closure %v", s, versions, got, want)
+	}
+}
+
+func TestRangeSetMatchesBlang(t *testing.T) {
+	extra := []semver.Version{semver.MustParse("0.0.0"), semver.MustParse("0.0.1-rc.1"), semver.MustParse("1.0.0"),
+		semver.MustParse("1.0.0"), semver.MustParse("1.1.0"), semver.MustParse("2.0.0-0"), semver.MustParse("99.0.0")}
+	for _, s := range []string{
+		"<1.0.0", "<=1.0.0", ">1.0.0", ">=1.0.0", "1.0.0", "=1.0.0", "==1.0.0", "!1.0.0", "!=1.0.0",
+		">=1.0.0 <2.0.0", ">1.0.0 <3.0.0 !2.0.3-beta.2", "<2.0.0 || >=3.0.0", ">1.0.0 <2.0.0 || >3.0.0 !4.2.1",
+		">= 1.0.0 < 2.0.0", ">=1.0.0  <2.0.0", " >=1.0.0 ", ">=4.1.0 <4.2.0-0", ">=1.0.0-alpha <1.0.0",
+		"<1.0.0+build", "=1.0.0+b2", "!=1.0.0 !=1.1.0 !=1.0.0 >0.9.0 <=1.1.0", ">2.0.0 <1.0.0", ">1.0.0 <1.0.0", "1.0.0 2.0.0",
+		"1.x", "1.2.x", "1.x.x", ">1.x", ">=1.x", "<1.x", "<=1.x", "!=1.x", ">1.2.x", "<=1.2.x", "<=1.x.x", "!1.2.x",
+		"~1.x", "=>1.x", "1.x.3", ">=1.0.0-xyz", "1.0.0-xyz", "1.2x.x", "99999999999999999999.x", "9223372036854775807.x",
+		"1.X", "1.*", "*", "x", "", " ", "||", "|| 1.0.0", "1.0.0 ||", "1.0.0 || || 2.0.0", "1.0.0 ||  || 2.0.0",
+		"1 >1.0.0", ">1.0.0 5", ">1.0.0 >", "> 1.0.0", ">1.0.0\t<2.0.0", "\t>1.0.0", ">v1.0.0", "<01.0.0", "<1.0",
+		"~1.0.0", "^1.0.0", ">=1.0.0,<2.0.0", "1.0.0 - 2.0.0", ">=١.0.0",
+	} {
+		t.Run(s, func(t *testing.T) { checkRangeSet(t, s, extra) })
+	}
+}
+
+func TestSkipRangeSpansTable(t *testing.T) {
+	vs := func(s ...string) []semver.Version {
+		out := make([]semver.Version, len(s))
+		for i, x := range s {
+			out[i] = semver.MustParse(x)
+		}
+		return out
+	}
+	list := vs("3.0.0", "2.1.0", "2.0.0", "2.0.0+b", "2.0.0-rc.1", "1.5.0", "1.0.0", "0.9.0")
+	for _, c := range []struct {
+		rng  string
+		want []Span
+	}{
+		{"<2.0.0", []Span{{4, 7}}},
+		{"<=2.0.0", []Span{{2, 7}}}, // 2.0.0+b is 2.0.0 for blang
+		{">=1.0.0 !=2.0.0", []Span{{0, 1}, {4, 6}}},
+		{"<1.0.0 || >2.0.0", []Span{{0, 1}, {7, 7}}},
+		{"<1.5.0 || >=1.5.0 <2.0.0", []Span{{4, 7}}}, // adjacent branches: one span
+		{">5.0.0", nil},
+		{"1.x || 3.x", []Span{{0, 0}, {4, 6}}}, // 2.0.0-rc.1 < 2.0.0
+	} {
+		r := semver.MustParseRange(c.rng)
+		got := rangeSpans(c.rng, r, list)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, want %v", c.rng, got, c.want)
+		}
+		checkRangeSet(t, c.rng, list)
+	}
+}
+
+func TestConvertRefusesEmptyRangeBranch(t *testing.T) {
+	_, err := parseRangeSet(">1.0.0 || || <0.5.0")
+	if !errors.Is(err, errRangeEmptyBranch) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// FuzzSkipRangeSpans holds parseRangeSet and rangeSet.spans to blang's
+// ParseRange and its closure: a random range and versions (comma
+// separated; those that do not parse are left out) plus versions around
+// each comparator of the range.
+func FuzzSkipRangeSpans(f *testing.F) {
+	for _, s := range []string{">=1.0.0 <2.0.0", "<2.0.0 || >=3.0.0 !=3.1.0", "1.x", "<=1.2.x", "!=1.x || =2.0.0-rc.1",
+		"> 1.0.0 <= 2.0.0+b", "~1.x", "1.0.0 || || 2.0.0", ">1.0.0 5"} {
+		f.Add(s, "1.0.0,1.5.0,2.0.0-rc.1,2.0.0,3.1.0,0.1.0")
+	}
+	f.Fuzz(func(t *testing.T, rng, list string) {
+		if len(rng) > 400 || len(list) > 2000 {
+			return
+		}
+		var extra []semver.Version
+		for _, s := range strings.Split(list, ",") {
+			if v, err := semver.Parse(s); err == nil {
+				extra = append(extra, v)
+			}
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("%q: %v", rng, fmt.Sprint(p))
+			}
+		}()
+		checkRangeSet(t, rng, extra)
+	})
+}
