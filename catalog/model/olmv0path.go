@@ -93,58 +93,33 @@ func (s *V0Set) ResolvePath(q V0SetQuery) V0SetResult {
 			r.Error = fmt.Sprintf("more than %d resolutions: not modelled further", bound)
 			break
 		}
-		res := s.Resolve(subs)
-		r.Resolutions = append(r.Resolutions, res)
-		if res.Error != "" {
-			r.Unsatisfied = res.Unsatisfied
+		t := s.pathStep(subs)
+		r.Resolutions = append(r.Resolutions, t.res)
+		if t.res.Error != "" {
+			r.Unsatisfied = t.res.Unsatisfied
 			if n := len(r.PathToHead); n > 0 {
-				r.Error = fmt.Sprintf("at %s: %s", r.PathToHead[n-1].Name, res.Error)
+				r.Error = fmt.Sprintf("at %s: %s", r.PathToHead[n-1].Name, t.res.Error)
 			} else {
-				r.Error = res.Error
+				r.Error = t.res.Error
 			}
 			break
 		}
-		main := res.Subscriptions[0]
-		if main.Next != nil && main.Next.Bundle == subs[0].Installed {
-			// The installed CSV's own catalog entry: no update (V0Next).
-			main.Next = nil
-		}
-		moved := false
-		for i, sr := range res.Subscriptions {
-			if sr.Next != nil && sr.Next.Bundle != subs[i].Installed {
-				subs[i].Installed, subs[i].StartingCSV = sr.Next.Bundle, ""
-				moved = true
-			}
-		}
-		for _, p := range res.Providers {
-			subs = append(subs, V0Subscription{Catalog: p.Catalog, Package: p.Package, Channel: p.Channel, Installed: p.Bundle})
-			moved = true
-		}
-		if main.Next != nil {
-			if seenMain[main.Next.Bundle] {
-				r.Error = fmt.Sprintf("OLM v0 updates loop: %s is reached again", main.Next.Bundle)
+		if t.hop != nil {
+			if seenMain[t.hop.Name] {
+				r.Error = fmt.Sprintf("OLM v0 updates loop: %s is reached again", t.hop.Name)
 				break
 			}
-			seenMain[main.Next.Bundle] = true
-			r.PathToHead = append(r.PathToHead, Hop{
-				Name: main.Next.Bundle, Version: main.Next.Version, Channel: main.Next.Channel, Via: main.Via,
-				Dependencies: main.Dependencies, Providers: res.Providers, PassedOver: main.PassedOver,
-			})
+			seenMain[t.hop.Name] = true
+			r.PathToHead = append(r.PathToHead, *t.hop)
 		}
-		if !moved {
-			if len(main.PassedOver) > 0 {
-				var msgs []string
-				for _, po := range main.PassedOver {
-					msgs = append(msgs, po.Message)
-				}
-				r.Held = &V0Held{At: subs[0].Installed, Reason: ReasonUnsatisfiedDependency, PassedOver: main.PassedOver,
-					Message: fmt.Sprintf("OLM v0 stays at %s: %s", subs[0].Installed, strings.Join(firstStrings(msgs, 3), "; "))}
-			}
+		if !t.moved {
+			r.Held = t.held
 			if r.Held == nil {
 				r.Stranded = pkg.v0Stranded(q.Channel, subs[0].Installed)
 			}
 			break
 		}
+		subs = t.subs
 		key := v0StateKey(subs)
 		if seenState[key] {
 			r.Error = "OLM v0 resolutions loop: the namespace returns to an earlier state"
@@ -159,6 +134,60 @@ func (s *V0Set) ResolvePath(q V0SetQuery) V0SetResult {
 		r.ReachesHead = q.Installed != "" && q.Installed == r.Head
 	}
 	return r
+}
+
+// v0PathStep is one resolution of ResolvePath from the Subscriptions
+// subs: the resolution, the Subscriptions after it (subs when nothing
+// moved), whether anything moved, the hop of the query's Subscription
+// (nil when it stays) and, when nothing moved and candidates were passed
+// over, why it is held. It depends on subs alone.
+type v0PathStep struct {
+	res   V0Resolution
+	subs  []V0Subscription
+	moved bool
+	hop   *Hop
+	held  *V0Held
+}
+
+// pathStep makes one resolution of ResolvePath from subs (subs[0] is the
+// query's Subscription); subs is not modified.
+func (s *V0Set) pathStep(subs []V0Subscription) v0PathStep {
+	t := v0PathStep{res: s.Resolve(subs), subs: subs}
+	if t.res.Error != "" {
+		return t
+	}
+	main := t.res.Subscriptions[0]
+	if main.Next != nil && main.Next.Bundle == subs[0].Installed {
+		// The installed CSV's own catalog entry: no update (V0Next).
+		main.Next = nil
+	}
+	next := slices.Clone(subs)
+	for i, sr := range t.res.Subscriptions {
+		if sr.Next != nil && sr.Next.Bundle != subs[i].Installed {
+			next[i].Installed, next[i].StartingCSV = sr.Next.Bundle, ""
+			t.moved = true
+		}
+	}
+	for _, p := range t.res.Providers {
+		next = append(next, V0Subscription{Catalog: p.Catalog, Package: p.Package, Channel: p.Channel, Installed: p.Bundle})
+		t.moved = true
+	}
+	if main.Next != nil {
+		t.hop = &Hop{Name: main.Next.Bundle, Version: main.Next.Version, Channel: main.Next.Channel, Via: main.Via,
+			Dependencies: main.Dependencies, Providers: t.res.Providers, PassedOver: main.PassedOver}
+	}
+	if !t.moved && len(main.PassedOver) > 0 {
+		var msgs []string
+		for _, po := range main.PassedOver {
+			msgs = append(msgs, po.Message)
+		}
+		t.held = &V0Held{At: subs[0].Installed, Reason: ReasonUnsatisfiedDependency, PassedOver: main.PassedOver,
+			Message: fmt.Sprintf("OLM v0 stays at %s: %s", subs[0].Installed, strings.Join(firstStrings(msgs, 3), "; "))}
+	}
+	if t.moved {
+		t.subs = next
+	}
+	return t
 }
 
 // v0StateKey names the namespace's installed bundles.

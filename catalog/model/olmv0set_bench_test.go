@@ -1,0 +1,70 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/upgraph/upgraph/catalog/declcfg"
+)
+
+// depChain is replacesChain where every bundle of p requires package
+// dep (olm.package.required, >=1.0.0), which has one bundle.
+func depChain(tb testing.TB, n int) *Catalog {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString(`{"schema":"olm.package","name":"dep","defaultChannel":"stable"}` + "\n")
+	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"dep","entries":[{"name":"dep.v1.0.0"}]}` + "\n")
+	b.WriteString(`{"schema":"olm.bundle","name":"dep.v1.0.0","package":"dep","image":"quay.io/x/dep:1","properties":[{"type":"olm.package","value":{"packageName":"dep","version":"1.0.0"}}]}` + "\n")
+	b.WriteString(`{"schema":"olm.package","name":"p","defaultChannel":"stable"}` + "\n")
+	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"p","entries":[`)
+	for i := range n {
+		if i > 0 {
+			fmt.Fprintf(&b, `,{"name":"p.v1.0.%d","replaces":"p.v1.0.%d"}`, i, i-1)
+		} else {
+			b.WriteString(`{"name":"p.v1.0.0"}`)
+		}
+	}
+	b.WriteString("]}\n")
+	for i := range n {
+		fmt.Fprintf(&b, `{"schema":"olm.bundle","name":"p.v1.0.%d","package":"p","image":"quay.io/x/p@sha256:%064d","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.%d"}},{"type":"olm.package.required","value":{"packageName":"dep","versionRange":">=1.0.0"}}]}`+"\n", i, i, i)
+	}
+	cfg, err := declcfg.LoadReader(context.Background(), strings.NewReader(b.String()), "catalog.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := Convert(cfg)
+	if !c.Valid() {
+		tb.Fatalf("invalid test catalog: %v", c.Problems)
+	}
+	return c
+}
+
+// BenchmarkV0SetPathsChain computes every entry's next/ file view with
+// OLM v0 resolving dependencies over a catalog set (BoundedViewInSets,
+// what generate does for a --catalog-set tree) on one channel of n
+// bundles each replacing the one before and each requiring package dep:
+// OLM v0's path from bundle i has n-1-i hops. A fresh set and V0Paths
+// per iteration. It reports CPU time per channel.
+func BenchmarkV0SetPathsChain(b *testing.B) {
+	for _, n := range []int{100, 200, 500, 1000, 2000, 4000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			c := depChain(b, n)
+			ch := c.Package("p").Channel("stable")
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				s := NewV0Set([]V0CatalogMember{{Name: "cat", Catalog: c}})
+				paths := ch.V0Paths()
+				for _, e := range ch.Entries {
+					v := e.BoundedViewInSets(nil, s, "cat", paths)
+					if e.Name == "p.v1.0.0" && (v.OLMV0.PathToHeadTotal != n-1 || v.OLMV0.Error != "") {
+						b.Fatalf("path of %d hops from the oldest bundle, want %d (%s)", v.OLMV0.PathToHeadTotal, n-1, v.OLMV0.Error)
+					}
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
