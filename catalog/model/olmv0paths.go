@@ -33,6 +33,7 @@ type V0Paths struct {
 	end   []*v0PathEnd // how the path stops
 	head  string       // order[0]'s name
 	deps  *bool        // whether the package declares OLM v0 dependencies, once asked
+	set   *v0SetPaths  // the memo of V0Set.ResolvePath (BoundedViewInSets)
 }
 
 // v0Step is one resolution from an entry: the picked entry (next, -1

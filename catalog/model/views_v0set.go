@@ -35,7 +35,8 @@ func isV0DependencyType(t string) bool {
 // a dependency gets ResolveV0's answer, which is the same, under the same
 // semantics label. v0 nil is InstalledViewIn.
 func (e *Entry) InstalledViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog string) InstalledView {
-	return e.installedViewInSets(v1, v0, catalog, e.InstalledView, e.Channel.Package.DeclaresV0Dependencies)
+	return e.installedViewInSets(v1, v0, catalog, e.InstalledView, e.Channel.Package.DeclaresV0Dependencies,
+		func(q V0SetQuery) V0Result { return v0.ResolvePath(q).V0Result })
 }
 
 // BoundedViewInSets is InstalledViewInSets cut by InstalledView.Bounded
@@ -57,15 +58,25 @@ func (e *Entry) BoundedViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog strin
 		}
 		return e.installedView(func(Installed) V0Result { return paths.Bounded(e) })
 	}
-	v := e.installedViewInSets(v1, v0, catalog, view, deps)
+	resolve := func(q V0SetQuery) V0Result {
+		if paths.set == nil || paths.set.set != v0 || paths.set.catalog != catalog {
+			paths.set = &v0SetPaths{set: v0, catalog: catalog}
+		}
+		if r, ok := paths.set.bounded(q, e.Channel); ok {
+			return r
+		}
+		return v0.ResolvePath(q).V0Result
+	}
+	v := e.installedViewInSets(v1, v0, catalog, view, deps, resolve)
 	v.Bounded(e.Channel)
 	return v
 }
 
 // installedViewInSets is InstalledViewInSets from view (e's
-// InstalledView) and deps (whether e's package declares OLM v0
-// dependencies).
-func (e *Entry) installedViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog string, view func() InstalledView, deps func() bool) InstalledView {
+// InstalledView), deps (whether e's package declares OLM v0
+// dependencies) and resolve (V0Set.ResolvePath's V0Result, or its
+// memo's cut of it).
+func (e *Entry) installedViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog string, view func() InstalledView, deps func() bool, resolve func(V0SetQuery) V0Result) InstalledView {
 	v := e.installedViewIn(v1, view())
 	if v0 == nil || e.Bundle == nil {
 		return v
@@ -75,8 +86,7 @@ func (e *Entry) installedViewInSets(v1 []V1CatalogMember, v0 *V0Set, catalog str
 		v.OLMV0.Semantics = SemanticsV0Set
 		return v
 	}
-	r := v0.ResolvePath(V0SetQuery{Catalog: catalog, Package: ch.Package.Name, Channel: ch.Name, Installed: e.Name})
-	v.OLMV0 = r.V0Result
+	v.OLMV0 = resolve(V0SetQuery{Catalog: catalog, Package: ch.Package.Name, Channel: ch.Name, Installed: e.Name})
 	v.withoutRanges()
 	return v
 }
