@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/blang/semver/v4"
 
@@ -124,6 +125,12 @@ type Channel struct {
 	// v0Chain is SortChannelV0 of the entries (v0Err its error).
 	v0Chain []*Entry
 	v0Err   error
+	// v0Index locates in v0Chain the entries that may have an edge from
+	// an installed bundle (V0Candidates), built on first use.
+	v0Index struct {
+		once  sync.Once
+		index *v0EdgeIndex
+	}
 }
 
 // V0Chain is OLM v0's order of the channel (SortChannelV0): head first

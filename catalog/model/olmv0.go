@@ -183,14 +183,20 @@ func newV0EdgeIndex(order []*Entry) *v0EdgeIndex {
 // of the order that may have an edge from inst (a superset of those
 // v0Edges finds one for).
 func (x *v0EdgeIndex) from(inst v0Installed) []int {
+	x.buf = x.appendFrom(x.buf[:0], inst)
+	return x.buf
+}
+
+// appendFrom appends from's positions to out (safe for concurrent use:
+// the index is not modified).
+func (x *v0EdgeIndex) appendFrom(out []int, inst v0Installed) []int {
 	named, ranged := x.byName[inst.name], x.ranged
 	if inst.version == nil {
 		ranged = nil
 	}
 	if len(ranged) == 0 {
-		return named
+		return append(out, named...)
 	}
-	out := x.buf[:0]
 	for len(named) > 0 || len(ranged) > 0 {
 		switch {
 		case len(ranged) == 0 || len(named) > 0 && named[0] < ranged[0]:
@@ -201,8 +207,13 @@ func (x *v0EdgeIndex) from(inst v0Installed) []int {
 			out, ranged = append(out, ranged[0]), ranged[1:]
 		}
 	}
-	x.buf = out
 	return out
+}
+
+// v0EdgeIndex returns the channel's v0EdgeIndex over its v0Chain.
+func (c *Channel) v0EdgeIndex() *v0EdgeIndex {
+	c.v0Index.once.Do(func() { c.v0Index.index = newV0EdgeIndex(c.v0Chain) })
+	return c.v0Index.index
 }
 
 // v0Order returns the sorted entries a Subscription considers: per
@@ -279,6 +290,21 @@ func (p *Package) V0Candidates(q V0Query) ([]Hop, error) {
 	var inst v0Installed
 	if q.Installed != nil {
 		inst = newV0Installed(*q.Installed)
+		if ch := p.channelByName[q.Channel]; q.Channel != "" && ch != nil {
+			// The order is ch's v0Chain (v0Order): ask only the entries
+			// that may have an edge from inst, not all of them at each
+			// resolution.
+			for _, i := range ch.v0EdgeIndex().appendFrom(nil, inst) {
+				e := order[i]
+				if e.prohibited() {
+					continue
+				}
+				if via := v0Edges(e, inst); len(via) > 0 {
+					out = append(out, hop(e, via))
+				}
+			}
+			return out, nil
+		}
 	}
 	for _, e := range order {
 		if e.prohibited() {
