@@ -135,38 +135,23 @@ func v0Unreachable(b *Bundle) (Problem, bool) {
 
 // v0Stuck reports the entries of a channel from which OLM v0, one
 // resolution at a time on this channel, never reaches the head.
+//
+// Each entry's next pick asks only the entries that may have an edge
+// from it (the channel's v0EdgeIndex), and where each walk stops is
+// found for all entries at once (v0WalkEnds), so that a long replaces
+// chain costs linear time, not a walk to the head per entry.
 func v0Stuck(ch *Channel) (Problem, bool) {
 	if ch.v0Err != nil || len(ch.v0Chain) == 0 {
 		return Problem{}, false
 	}
 	head := ch.v0Chain[0]
-	// next[e] is the entry OLM v0 moves an install on e to (nil: none).
-	next := make(map[*Entry]*Entry, len(ch.Entries))
-	for _, e := range ch.Entries {
-		if e.Bundle == nil {
-			continue
-		}
-		inst := newV0Installed(e.Bundle.InstalledV0())
-		for _, c := range ch.v0Chain {
-			if len(v0Edges(c, inst)) > 0 {
-				if c != e {
-					next[e] = c
-				}
-				break
-			}
-		}
-	}
+	ends := v0WalkEnds(ch.Entries, v0Picks(ch))
 	var stuck []string
 	for _, e := range ch.Entries {
 		if e.Bundle == nil || e == head {
 			continue
 		}
-		cur, seen := e, map[*Entry]bool{e: true}
-		for next[cur] != nil && !seen[next[cur]] {
-			cur = next[cur]
-			seen[cur] = true
-		}
-		if cur != head {
+		if cur := ends[e]; cur != head {
 			stuck = append(stuck, fmt.Sprintf("%s (stops at %s)", e.Name, cur.Name))
 		}
 	}
@@ -177,6 +162,75 @@ func v0Stuck(ch *Channel) (Problem, bool) {
 	return newProblem(ch.Pos, Warning, RuleV0Stuck, ch.Package.Name, ch.Name, "",
 		"channel %q: OLM v0 installs on %d entries never reach the head %q by one-hop updates: %s",
 		ch.Name, len(stuck), head.Name, strings.Join(stuck, ", ")), true
+}
+
+// v0Picks returns, for each entry of the channel with a bundle, the
+// entry OLM v0 moves an install on it to, one resolution on this
+// channel (none when that is the entry itself or there is none).
+func v0Picks(ch *Channel) map[*Entry]*Entry {
+	next := make(map[*Entry]*Entry, len(ch.Entries))
+	index := ch.v0EdgeIndex()
+	var buf []int
+	for _, e := range ch.Entries {
+		if e.Bundle == nil {
+			continue
+		}
+		inst := newV0Installed(e.Bundle.InstalledV0())
+		buf = index.appendFrom(buf[:0], inst)
+		for _, i := range buf {
+			if c := ch.v0Chain[i]; len(v0Edges(c, inst)) > 0 {
+				if c != e {
+					next[e] = c
+				}
+				break
+			}
+		}
+	}
+	return next
+}
+
+// v0WalkEnds returns, for each of entries, where the walk from it along
+// next stops: at an entry without a next, or, where the walk comes back
+// to an entry it has passed (a loop), at the entry before that one —
+// for an entry on a loop, the one before it on the loop; for one leading
+// into a loop, the one before the loop's first entry it reaches. Each
+// entry is visited once.
+func v0WalkEnds(entries []*Entry, next map[*Entry]*Entry) map[*Entry]*Entry {
+	const (
+		onPath = 1
+		done   = 2
+	)
+	state := make(map[*Entry]int, len(entries))
+	end := make(map[*Entry]*Entry, len(entries))
+	var path []*Entry
+	for _, s := range entries {
+		path = path[:0]
+		cur := s
+		for cur != nil && state[cur] == 0 {
+			state[cur] = onPath
+			path = append(path, cur)
+			cur = next[cur]
+		}
+		var tail *Entry // the end of the entries of path before a loop
+		switch {
+		case cur == nil:
+			tail = path[len(path)-1]
+		case state[cur] == done:
+			tail = end[cur]
+		default: // cur is on path: path[at:] is a loop
+			at := slices.Index(path, cur)
+			loop := path[at:]
+			for k, e := range loop {
+				end[e], state[e] = loop[(k+len(loop)-1)%len(loop)], done
+			}
+			tail = end[cur]
+			path = path[:at]
+		}
+		for _, e := range path {
+			end[e], state[e] = tail, done
+		}
+	}
+	return end
 }
 
 // rangeAdmitsAbove reports whether a skipRange (already parsed by blang)
