@@ -163,3 +163,44 @@ func FuzzSkipRangeSpans(f *testing.F) {
 		checkRangeSet(t, rng, extra)
 	})
 }
+
+// BenchmarkSkipRangeSpans: the skipRange spans of a channel of n
+// bundles 1.0.0 … each replacing the one before with skipRange
+// "<1.0.i" (holding every older one), what Channel.Graph computes;
+// "closure" asks blang's closure about every entry for every range (the
+// graph before rangeSet), "intervals" is rangeSpans. CPU time per
+// channel.
+func BenchmarkSkipRangeSpans(b *testing.B) {
+	for _, way := range []string{"closure", "intervals"} {
+		for _, n := range []int{500, 1000, 2000, 4000} {
+			b.Run(fmt.Sprintf("%s/%d", way, n), func(b *testing.B) {
+				versions := make([]semver.Version, n)
+				ranges := make([]string, n)
+				for i := range n {
+					versions[i] = semver.Version{Major: 1, Patch: uint64(n - 1 - i)} // newest first
+					ranges[i] = fmt.Sprintf("<1.0.%d", n-1-i)
+				}
+				parsed := make([]semver.Range, n)
+				for i, s := range ranges {
+					parsed[i] = semver.MustParseRange(s)
+				}
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					for i, r := range parsed {
+						var sp []Span
+						if way == "closure" {
+							sp = spans(n, func(j int) bool { return r(versions[j]) })
+						} else {
+							sp = rangeSpans(ranges[i], r, versions)
+						}
+						if i < n-1 && (len(sp) != 1 || sp[0] != Span{i + 1, n - 1}) {
+							b.Fatalf("range %s: %v", ranges[i], sp)
+						}
+					}
+				}
+				reportCPU(b, cpu0)
+			})
+		}
+	}
+}
