@@ -94,7 +94,7 @@ var Rules = []Rule{
 	{RuleDuplicateVersion, Error, "version and release are unique within a package"},
 	{RuleImage, Error, "a bundle has an image (or inline olm.bundle.object content) and its image and related images are valid pull specs"},
 	{RuleSkips, Error, "no skips entry is empty"},
-	{RuleSkipRange, Error, "a skipRange parses (blang semver.ParseRange)"},
+	{RuleSkipRange, Error, "a skipRange parses (blang semver.ParseRange) and has no empty branch between two ||s (ParseRange accepts one, but the range then panics when asked)"},
 	{RuleHead, Error, "a channel has exactly one head (an entry no replaces or skips of the channel names)"},
 	{RuleCycle, Error, "the replaces chain from the head has no cycle"},
 	{RuleStranded, Error, "every bundle is on the replaces chain walked from the head (stopping at a skipped target) or skipped by some entry"},
