@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -203,4 +204,83 @@ func BenchmarkSkipRangeSpans(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestGraphSkipRangesMatchClosure: the spans of every channel and
+// package graph of generated channels and of the shared catalog are
+// blang's closure asked about every node.
+func TestGraphSkipRangesMatchClosure(t *testing.T) {
+	var cats []*Catalog
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		cats = append(cats, Convert(generatedChannel(t, rng, 1+rng.IntN(60))))
+	}
+	cats = append(cats, Convert(sharedConfig(t)))
+	ranged := 0
+	for _, c := range cats {
+		for _, p := range c.Packages {
+			for _, ch := range p.Channels {
+				g := ch.Graph()
+				for i, n := range g.Nodes {
+					e := ch.Entry(n.Name)
+					if e.Range == nil {
+						continue
+					}
+					ranged++
+					want := spans(len(g.Nodes), func(j int) bool {
+						x := ch.Entry(g.Nodes[j].Name).Bundle
+						return x != nil && x.VersionOK && e.Range(x.Version)
+					})
+					if !slices.Equal(g.Nodes[i].SkipRangeFrom, want) {
+						t.Errorf("%s/%s/%s %q: %v, want %v", p.Name, ch.Name, n.Name, e.SkipRange, g.Nodes[i].SkipRangeFrom, want)
+					}
+				}
+			}
+			g := p.Graph()
+			for _, n := range g.Nodes {
+				for _, sr := range n.SkipRanges {
+					r, err := semver.ParseRange(sr.Range)
+					var want []Span
+					if err != nil {
+						want = []Span{}
+					} else {
+						want = spans(len(g.Nodes), func(j int) bool {
+							b := p.Bundle(g.Nodes[j].Name)
+							return b.VersionOK && r(b.Version)
+						})
+					}
+					if !slices.Equal(sr.From, want) || (sr.From == nil) != (want == nil) {
+						t.Errorf("package %s/%s %q: %v, want %v", p.Name, n.Name, sr.Range, sr.From, want)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d entries with a skipRange", ranged)
+}
+
+// TestConvertRefusesEmptyRangeBranchCatalog: a skipRange with an empty
+// "||" branch is an F19 error and draws nothing (blang's range would
+// panic in Graph).
+func TestConvertRefusesEmptyRangeBranchCatalog(t *testing.T) {
+	cfg := replacesChain(t, 3)
+	cfg.Channels[0].Entries[2].SkipRange = ">1.0.0 || || <0.5.0"
+	c := Convert(cfg)
+	e := c.Package("p").Channel("stable").Entry("p.v1.0.2")
+	if e.Range != nil || !errors.Is(e.RangeErr, errRangeEmptyBranch) {
+		t.Fatalf("range %v, error %v", e.Range != nil, e.RangeErr)
+	}
+	found := false
+	for _, p := range c.Problems {
+		found = found || p.Rule == RuleSkipRange && strings.Contains(p.Message, "empty branch")
+	}
+	if !found {
+		t.Errorf("no F19 problem: %v", c.Problems)
+	}
+	for _, n := range c.Package("p").Channel("stable").Graph().Nodes {
+		if len(n.SkipRangeFrom) > 0 {
+			t.Errorf("%s holds %v", n.Name, n.SkipRangeFrom)
+		}
+	}
+	c.Package("p").Graph()
 }
