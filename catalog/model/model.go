@@ -126,7 +126,8 @@ type Channel struct {
 	v0Chain []*Entry
 	v0Err   error
 	// v0Index locates in v0Chain the entries that may have an edge from
-	// an installed bundle (V0Candidates), built on first use.
+	// an installed bundle (V0Candidates, the v0Stuck lint), built on
+	// first use, which comes after checkChannel has set v0Chain.
 	v0Index struct {
 		once  sync.Once
 		index *v0EdgeIndex
