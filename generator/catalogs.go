@@ -48,6 +48,13 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 	if stats == nil {
 		stats = &Stats{}
 	}
+	if gz != nil {
+		r0, c0 := gz.reused.Load(), gz.compressed.Load()
+		defer func() {
+			stats.SegmentsReused += int(gz.reused.Load() - r0)
+			stats.SegmentsCompressed += int(gz.compressed.Load() - c0)
+		}()
+	}
 	dedup := newCatalogDedup(st)
 	distinct := map[string]bool{}
 	cats = slices.Clone(cats)
@@ -77,7 +84,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				}
 				return nil
 			}
-			tf := &treeFile{name: f.Path}
+			tf := &treeFile{name: f.Path, cuts: f.Cuts}
 			mu.Lock()
 			files = append(files, tf)
 			rendered++
@@ -119,6 +126,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			}
 			return nil
 		}
+		var segmented map[string][][2]int64
 		for _, f := range files {
 			if err := record(f.name, f.info); err != nil {
 				return err
@@ -126,6 +134,12 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			if gzName, gzInfo, ok := copyInfo(f); ok {
 				if err := record(gzName, gzInfo); err != nil {
 					return err
+				}
+				if segs := copySegments(f); segs != nil {
+					if segmented == nil {
+						segmented = map[string][][2]int64{}
+					}
+					segmented[gzName] = segs
 				}
 			}
 		}
@@ -140,9 +154,22 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				Files: n, SkippedPackages: counts.SkippedPackages},
 			Packages:      c.PackageNames(),
 			PackageInputs: inputs,
+			GzipSegments:  segmented,
 		})
 	}
 	return nil
+}
+
+// copySegments are the segments of f's gzip copy (its owner's, for a
+// linked f), nil for a copy of one stream.
+func copySegments(f *treeFile) [][2]int64 {
+	if f.owner != nil {
+		f = f.owner
+	}
+	if f.gz == nil {
+		return nil
+	}
+	return f.gz.segments
 }
 
 // takenPackages are the files of a catalog taken over from the previous
