@@ -429,6 +429,8 @@ func BenchmarkIncrementalCatalog(b *testing.B) {
 	b.ReportMetric(float64(stats.CatalogFilesRendered), "files-rendered")
 	b.ReportMetric(float64(stats.CatalogFilesTaken), "files-taken")
 	b.ReportMetric(float64(stats.PackagesRendered), "packages-rendered")
+	b.ReportMetric(float64(stats.SegmentsReused), "segments-reused")
+	b.ReportMetric(float64(stats.SegmentsCompressed), "segments-compressed")
 	if avg, err := os.ReadFile("/proc/loadavg"); err == nil {
 		var load float64
 		fmt.Sscan(string(avg), &load)
