@@ -55,7 +55,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			stats.SegmentsCompressed += int(gz.compressed.Load() - c0)
 		}()
 	}
-	dedup := newCatalogDedup(st)
+	dedup := newCatalogDedup(st, reuse)
 	distinct := map[string]bool{}
 	cats = slices.Clone(cats)
 	slices.SortFunc(cats, func(a, b *catviews.Catalog) int { return strings.Compare(a.Name, b.Name) })
@@ -238,13 +238,18 @@ type catalogDedup struct {
 	st    writer.Staging
 	links writer.Linker // nil: every file is put
 	reuse writer.Reuser // nil: nothing to carry over
+	// listed, in an incremental run, carries over unread a file the
+	// previous index.json lists with the same digest and size
+	// (previousGeneration.carryListed); nil in a full run, which
+	// compares every byte (reuse).
+	listed *previousGeneration
 
 	mu     sync.Mutex
 	owners map[string]*treeFile // digest → the file put with those bytes
 }
 
-func newCatalogDedup(st writer.Staging) *catalogDedup {
-	d := &catalogDedup{st: st, owners: map[string]*treeFile{}}
+func newCatalogDedup(st writer.Staging, listed *previousGeneration) *catalogDedup {
+	d := &catalogDedup{st: st, owners: map[string]*treeFile{}, listed: listed}
 	d.links, _ = st.(writer.Linker)
 	d.reuse, _ = st.(writer.Reuser)
 	return d
@@ -260,6 +265,16 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	}
 	for i, f := range fb.files {
 		if d.links != nil {
+			carried, err := d.listed.carryListed(ctx, f.name, f.info)
+			if err != nil {
+				return err
+			}
+			if carried {
+				if err := fb.putCopy(ctx, d.st, f, bufs[i], true); err != nil {
+					return err
+				}
+				continue
+			}
 			if d.reuse != nil {
 				reused, err := d.reuse.Reuse(ctx, f.name, bufs[i])
 				if err != nil {
@@ -295,6 +310,22 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil
+}
+
+// carryListed links name, unread, from the previous generation when its
+// index.json lists it with the digest and size of info (the bytes just
+// rendered and hashed), and it is a regular file there of that size not
+// modified since (the trust previousGeneration.take gives a package's
+// files): an incremental run does not read back and compare the
+// catalog-wide files that did not change. It reports whether it did.
+func (p *previousGeneration) carryListed(ctx context.Context, name string, info manifest.File) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	if prev, ok := p.files[name]; !ok || prev != info {
+		return false, nil
+	}
+	return p.linker.LinkPrevious(ctx, name, info.Size, p.indexTime)
 }
 
 // link makes the files flush left to link, once every file is put.
