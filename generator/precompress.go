@@ -81,9 +81,10 @@ func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile
 	name := precompress.Name(f.name)
 	matches := precompress.Matches
 	if f.cuts != nil {
-		// A segmented copy is carried over with its segments.
+		// A segmented copy is carried over with its segments, when they
+		// are the parts this generation cuts the file into.
 		matches = precompress.MatchesSegmented
-		if _, ok := fb.gzip.previousSegments[name]; !ok {
+		if !sameCuts(fb.gzip.previousSegments[name], f.cuts, len(data)) {
 			carried = false
 		}
 	}
@@ -238,6 +239,22 @@ func linkCopy(ctx context.Context, links writer.Linker, f *treeFile) error {
 		return nil
 	}
 	return links.Link(ctx, f.owner.gz.name, precompress.Name(f.name))
+}
+
+// sameCuts reports whether segs, a segmented copy's segments, are the
+// parts of a file of size bytes cut at cuts.
+func sameCuts(segs [][2]int64, cuts []int, size int) bool {
+	if len(segs) != len(cuts)+1 {
+		return false
+	}
+	at := int64(0)
+	for i, s := range segs {
+		at += s[0]
+		if i < len(cuts) && at != int64(cuts[i]) {
+			return false
+		}
+	}
+	return at == int64(size)
 }
 
 // segmentReuse returns what GzipSegmented may reuse of the previous
