@@ -10,6 +10,7 @@ import (
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
@@ -72,6 +73,13 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		taken, err := takePackages(ctx, c, inputs, reuse, gz != nil, stats)
 		if err != nil {
 			return err
+		}
+		dedup.ourCopies = false
+		for pkg, digest := range inputs {
+			if reuse.packageUnchanged(c.Name, pkg, digest) {
+				dedup.ourCopies = true
+				break
+			}
 		}
 		for _, tf := range taken.files {
 			files = append(files, tf)
@@ -243,6 +251,11 @@ type catalogDedup struct {
 	// (previousGeneration.carryListed); nil in a full run, which
 	// compares every byte (reuse).
 	listed *previousGeneration
+	// ourCopies: the previous generation's copies are this compressor's
+	// (one of the catalog's package digests, which name the compressor,
+	// is unchanged), so a copy it lists of a file carried over unread is
+	// linked unread too (carryListedCopy).
+	ourCopies bool
 
 	mu     sync.Mutex
 	owners map[string]*treeFile // digest → the file put with those bytes
@@ -270,8 +283,14 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 				return err
 			}
 			if carried {
-				if err := fb.putCopy(ctx, d.st, f, bufs[i], true); err != nil {
+				linked, err := d.carryListedCopy(ctx, fb, f, len(bufs[i]))
+				if err != nil {
 					return err
+				}
+				if !linked {
+					if err := fb.putCopy(ctx, d.st, f, bufs[i], true); err != nil {
+						return err
+					}
 				}
 				continue
 			}
@@ -310,6 +329,37 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil
+}
+
+// carryListedCopy links, unread, the copy the previous generation lists
+// of f (size bytes), a file carryListed carried over, when its copies are
+// this compressor's (ourCopies) and a segmented one has the segments
+// f is cut into now; it reports whether it did (false: nothing was,
+// and f gets no copy when it should have none).
+func (d *catalogDedup) carryListedCopy(ctx context.Context, fb *fileBatch, f *treeFile, size int) (bool, error) {
+	f.gz = nil
+	if fb.gzip == nil || !precompress.Wanted(f.name, size) {
+		return true, nil // no copy wanted
+	}
+	if !d.ourCopies {
+		return false, nil
+	}
+	name := precompress.Name(f.name)
+	info, ok := d.listed.files[name]
+	var segs [][2]int64
+	if f.cuts != nil {
+		segs = fb.gzip.previousSegments[name]
+		ok = ok && sameCuts(segs, f.cuts, size)
+	}
+	if !ok {
+		return false, nil
+	}
+	linked, err := d.listed.linker.LinkPrevious(ctx, name, info.Size, d.listed.indexTime)
+	if err != nil || !linked {
+		return false, err
+	}
+	f.gz = &treeFile{name: name, info: info, segments: segs}
+	return true, nil
 }
 
 // carryListed links name, unread, from the previous generation when its
