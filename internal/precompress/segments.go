@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding/binary"
 	"hash/crc32"
+	"hash/maphash"
 	"sync"
 )
 
@@ -118,15 +119,26 @@ func SegmentedReuse(gz, data []byte, segs []Segment) func(part []byte) []byte {
 	if binary.LittleEndian.Uint32(trailer[4:]) != uint32(len(data)) || binary.LittleEndian.Uint32(trailer) != crc32.ChecksumIEEE(data) {
 		return nil
 	}
+	// Parts are looked up by size and a hash of their bytes (seeded at
+	// random, so that no input makes many parts collide), then compared:
+	// the work is linear in the sizes of both files.
+	type key struct {
+		size int
+		hash uint64
+	}
+	seed := maphash.MakeSeed()
 	type span struct{ raw, gz []byte }
-	bySize := map[int][]span{}
+	parts := map[key]span{}
 	raw, off := int64(0), int64(len(segmentedHeader))
 	for _, s := range segs {
 		if s.Size < 0 || s.Compressed <= 0 || raw+s.Size > int64(len(data)) || off+s.Compressed > int64(len(gz)) {
 			return nil
 		}
 		sp := span{data[raw : raw+s.Size], gz[off : off+s.Compressed]}
-		bySize[len(sp.raw)] = append(bySize[len(sp.raw)], sp)
+		k := key{len(sp.raw), maphash.Bytes(seed, sp.raw)}
+		if _, dup := parts[k]; !dup {
+			parts[k] = sp // equal parts have equal segments: one is enough
+		}
 		raw += s.Size
 		off += s.Compressed
 	}
@@ -134,10 +146,8 @@ func SegmentedReuse(gz, data []byte, segs []Segment) func(part []byte) []byte {
 		return nil
 	}
 	return func(part []byte) []byte {
-		for _, sp := range bySize[len(part)] {
-			if bytes.Equal(sp.raw, part) {
-				return sp.gz
-			}
+		if sp, ok := parts[key{len(part), maphash.Bytes(seed, part)}]; ok && bytes.Equal(sp.raw, part) {
+			return sp.gz
 		}
 		return nil
 	}
