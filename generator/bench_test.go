@@ -352,26 +352,45 @@ func BenchmarkIncrementalCatalog(b *testing.B) {
 		b.Fatalf("%s: no bundle image to change", shared)
 	}
 	defer gcbudget.Apply(generator.HeapBudget)()
-	var loadTime time.Duration
+	var loadTime, loadCPU float64
+	// Each run is labelled in CPU profiles (BENCH_CPUPROFILE; pprof
+	// -tagfocus run=incremental), and so is reading and converting the
+	// catalog (phase=load) apart from rendering (phase=render).
 	generate := func(b *testing.B, out string, full bool, stats *generator.Stats) {
-		start := time.Now()
-		c := viewstest.Load(b, "community-operators", "dir:"+src, false)
-		loadTime += time.Since(start)
-		if _, err := generator.Render(b.Context(), nil, generator.RenderOptions{
-			Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
-			Catalogs: []*catviews.Catalog{c},
-		}); err != nil {
-			b.Fatal(err)
+		label := "incremental"
+		if full {
+			label = "full"
 		}
+		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
+			start, cpu := time.Now(), cpuSeconds()
+			var c *catviews.Catalog
+			pprof.Do(ctx, pprof.Labels("phase", "load"), func(context.Context) {
+				c = viewstest.Load(b, "community-operators", "dir:"+src, false)
+			})
+			loadTime += time.Since(start).Seconds()
+			loadCPU += cpuSeconds() - cpu
+			pprof.Do(ctx, pprof.Labels("phase", "render"), func(ctx context.Context) {
+				if _, err := generator.Render(ctx, nil, generator.RenderOptions{
+					Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+					Catalogs: []*catviews.Catalog{c},
+				}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
 	}
 	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
 	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
 	generate(b, inc, true, nil)
 	generate(b, full, true, nil)
-	loadTime = 0
-	var incTime, fullTime time.Duration
+	loadTime, loadCPU = 0, 0
+	// BENCH_CATALOG_FULL=0 leaves the --full runs out (a profile of the
+	// incremental runs alone).
+	withFull := os.Getenv("BENCH_CATALOG_FULL") != "0"
+	var incTime, fullTime, incCPU, fullCPU float64
 	var stats generator.Stats
 	runs := 0
+	stop := profileLoop(b, "incremental-catalog")
 	for i := 0; b.Loop(); i++ {
 		data := changed
 		if i%2 == 1 {
@@ -381,24 +400,37 @@ func BenchmarkIncrementalCatalog(b *testing.B) {
 			b.Fatal(err)
 		}
 		stats = generator.Stats{}
-		start := time.Now()
+		start, cpu := time.Now(), cpuSeconds()
 		generate(b, inc, false, &stats)
-		incTime += time.Since(start)
-		b.StopTimer()
-		start = time.Now()
-		generate(b, full, true, nil)
-		fullTime += time.Since(start)
-		b.StartTimer()
+		incTime += time.Since(start).Seconds()
+		incCPU += cpuSeconds() - cpu
+		if withFull {
+			b.StopTimer()
+			start, cpu = time.Now(), cpuSeconds()
+			generate(b, full, true, nil)
+			fullTime += time.Since(start).Seconds()
+			fullCPU += cpuSeconds() - cpu
+			b.StartTimer()
+		}
 		runs++
 	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(runs) }
-	b.ReportMetric(ms(incTime), "inc-ms")
-	b.ReportMetric(ms(fullTime), "full-ms")
-	b.ReportMetric(ms(loadTime)/2, "load-ms")
-	b.ReportMetric(float64(incTime)/float64(fullTime), "ratio-vs-full")
+	stop()
+	per := func(s float64) float64 { return s / float64(runs) }
+	b.ReportMetric(per(incTime)*1000, "inc-ms")
+	b.ReportMetric(per(incCPU), "inc-cpu-s")
+	if withFull {
+		b.ReportMetric(per(fullTime)*1000, "full-ms")
+		b.ReportMetric(per(fullCPU), "full-cpu-s")
+		b.ReportMetric(incTime/fullTime, "ratio-vs-full")
+		loadTime, loadCPU = loadTime/2, loadCPU/2
+	}
+	b.ReportMetric(per(loadTime)*1000, "load-ms")
+	b.ReportMetric(per(loadCPU), "load-cpu-s")
 	b.ReportMetric(float64(stats.CatalogFilesRendered), "files-rendered")
 	b.ReportMetric(float64(stats.CatalogFilesTaken), "files-taken")
 	b.ReportMetric(float64(stats.PackagesRendered), "packages-rendered")
+	b.ReportMetric(float64(stats.SegmentsReused), "segments-reused")
+	b.ReportMetric(float64(stats.SegmentsCompressed), "segments-compressed")
 	if avg, err := os.ReadFile("/proc/loadavg"); err == nil {
 		var load float64
 		fmt.Sscan(string(avg), &load)

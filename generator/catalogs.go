@@ -10,6 +10,7 @@ import (
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
@@ -48,7 +49,14 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 	if stats == nil {
 		stats = &Stats{}
 	}
-	dedup := newCatalogDedup(st)
+	if gz != nil {
+		r0, c0 := gz.reused.Load(), gz.compressed.Load()
+		defer func() {
+			stats.SegmentsReused += int(gz.reused.Load() - r0)
+			stats.SegmentsCompressed += int(gz.compressed.Load() - c0)
+		}()
+	}
+	dedup := newCatalogDedup(st, reuse)
 	distinct := map[string]bool{}
 	cats = slices.Clone(cats)
 	slices.SortFunc(cats, func(a, b *catviews.Catalog) int { return strings.Compare(a.Name, b.Name) })
@@ -66,6 +74,13 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		if err != nil {
 			return err
 		}
+		dedup.ourCopies = false
+		for pkg, digest := range inputs {
+			if reuse.packageUnchanged(c.Name, pkg, digest) {
+				dedup.ourCopies = true
+				break
+			}
+		}
 		for _, tf := range taken.files {
 			files = append(files, tf)
 		}
@@ -77,7 +92,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				}
 				return nil
 			}
-			tf := &treeFile{name: f.Path}
+			tf := &treeFile{name: f.Path, cuts: f.Cuts}
 			mu.Lock()
 			files = append(files, tf)
 			rendered++
@@ -119,6 +134,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			}
 			return nil
 		}
+		var segmented map[string][][2]int64
 		for _, f := range files {
 			if err := record(f.name, f.info); err != nil {
 				return err
@@ -126,6 +142,12 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			if gzName, gzInfo, ok := copyInfo(f); ok {
 				if err := record(gzName, gzInfo); err != nil {
 					return err
+				}
+				if segs := copySegments(f); segs != nil {
+					if segmented == nil {
+						segmented = map[string][][2]int64{}
+					}
+					segmented[gzName] = segs
 				}
 			}
 		}
@@ -140,9 +162,22 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				Files: n, SkippedPackages: counts.SkippedPackages},
 			Packages:      c.PackageNames(),
 			PackageInputs: inputs,
+			GzipSegments:  segmented,
 		})
 	}
 	return nil
+}
+
+// copySegments are the segments of f's gzip copy (its owner's, for a
+// linked f), nil for a copy of one stream.
+func copySegments(f *treeFile) [][2]int64 {
+	if f.owner != nil {
+		f = f.owner
+	}
+	if f.gz == nil {
+		return nil
+	}
+	return f.gz.segments
 }
 
 // takenPackages are the files of a catalog taken over from the previous
@@ -211,13 +246,23 @@ type catalogDedup struct {
 	st    writer.Staging
 	links writer.Linker // nil: every file is put
 	reuse writer.Reuser // nil: nothing to carry over
+	// listed, in an incremental run, carries over unread a file the
+	// previous index.json lists with the same digest and size
+	// (previousGeneration.carryListed); nil in a full run, which
+	// compares every byte (reuse).
+	listed *previousGeneration
+	// ourCopies: the previous generation's copies are this compressor's
+	// (one of the catalog's package digests, which name the compressor,
+	// is unchanged), so a copy it lists of a file carried over unread is
+	// linked unread too (carryListedCopy).
+	ourCopies bool
 
 	mu     sync.Mutex
 	owners map[string]*treeFile // digest → the file put with those bytes
 }
 
-func newCatalogDedup(st writer.Staging) *catalogDedup {
-	d := &catalogDedup{st: st, owners: map[string]*treeFile{}}
+func newCatalogDedup(st writer.Staging, listed *previousGeneration) *catalogDedup {
+	d := &catalogDedup{st: st, owners: map[string]*treeFile{}, listed: listed}
 	d.links, _ = st.(writer.Linker)
 	d.reuse, _ = st.(writer.Reuser)
 	return d
@@ -233,6 +278,22 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	}
 	for i, f := range fb.files {
 		if d.links != nil {
+			carried, err := d.listed.carryListed(ctx, f.name, f.info)
+			if err != nil {
+				return err
+			}
+			if carried {
+				linked, err := d.carryListedCopy(ctx, fb, f, len(bufs[i]))
+				if err != nil {
+					return err
+				}
+				if !linked {
+					if err := fb.putCopy(ctx, d.st, f, bufs[i], true); err != nil {
+						return err
+					}
+				}
+				continue
+			}
 			if d.reuse != nil {
 				reused, err := d.reuse.Reuse(ctx, f.name, bufs[i])
 				if err != nil {
@@ -268,6 +329,53 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil
+}
+
+// carryListedCopy links, unread, the copy the previous generation lists
+// of f (size bytes), a file carryListed carried over, when its copies are
+// this compressor's (ourCopies) and a segmented one has the segments
+// f is cut into now; it reports whether it did (false: nothing was,
+// and f gets no copy when it should have none).
+func (d *catalogDedup) carryListedCopy(ctx context.Context, fb *fileBatch, f *treeFile, size int) (bool, error) {
+	f.gz = nil
+	if fb.gzip == nil || !precompress.Wanted(f.name, size) {
+		return true, nil // no copy wanted
+	}
+	if !d.ourCopies {
+		return false, nil
+	}
+	name := precompress.Name(f.name)
+	info, ok := d.listed.files[name]
+	var segs [][2]int64
+	if f.cuts != nil {
+		segs = fb.gzip.previousSegments[name]
+		ok = ok && sameCuts(segs, f.cuts, size)
+	}
+	if !ok {
+		return false, nil
+	}
+	linked, err := d.listed.linker.LinkPrevious(ctx, name, info.Size, d.listed.indexTime)
+	if err != nil || !linked {
+		return false, err
+	}
+	f.gz = &treeFile{name: name, info: info, segments: segs}
+	return true, nil
+}
+
+// carryListed links name, unread, from the previous generation when its
+// index.json lists it with the digest and size of info (the bytes just
+// rendered and hashed), and it is a regular file there of that size not
+// modified since (the trust previousGeneration.take gives a package's
+// files): an incremental run does not read back and compare the
+// catalog-wide files that did not change. It reports whether it did.
+func (p *previousGeneration) carryListed(ctx context.Context, name string, info manifest.File) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	if prev, ok := p.files[name]; !ok || prev != info {
+		return false, nil
+	}
+	return p.linker.LinkPrevious(ctx, name, info.Size, p.indexTime)
 }
 
 // link makes the files flush left to link, once every file is put.

@@ -2,6 +2,7 @@ package generator_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -28,6 +29,10 @@ type catalogEdits struct {
 	priority map[string]int32
 	next     int // the next bundle version
 	log      []string
+	// related is the number of related images of each bundle: a few
+	// hundred make catalogs large enough for segmented gzip copies
+	// (catalog/metas Segments).
+	related int
 }
 
 type editPackage struct {
@@ -136,8 +141,13 @@ func (e *catalogEdits) fbc(cat string) string {
 			if p.needsQ && name != "q" {
 				dep = `,{"type":"olm.package.required","value":{"packageName":"q","versionRange":">=1.0.0"}}`
 			}
-			fmt.Fprintf(&b, `{"schema":"olm.bundle","package":%q,"name":"%s.v%d","image":"example.com/%s@sha256:%064x","properties":[{"type":"olm.package","value":{"packageName":%q,"version":"%d.0.0"}}%s]}`+"\n",
-				name, name, v, name, p.images[v], name, v, dep)
+			var related strings.Builder
+			for i := range e.related {
+				sum := sha256.Sum256(fmt.Appendf(nil, "%s.v%d %d %d", name, v, p.images[v], i))
+				fmt.Fprintf(&related, `%s{"name":"r%d","image":"example.com/related@sha256:%x"}`, map[bool]string{true: ",", false: ""}[i > 0], i, sum)
+			}
+			fmt.Fprintf(&b, `{"schema":"olm.bundle","package":%q,"name":"%s.v%d","image":"example.com/%s@sha256:%064x","properties":[{"type":"olm.package","value":{"packageName":%q,"version":"%d.0.0"}}%s],"relatedImages":[%s]}`+"\n",
+				name, name, v, name, p.images[v], name, v, dep, related.String())
 		}
 	}
 	return b.String()
@@ -160,6 +170,9 @@ func TestIncrementalCatalogsMatchFull(t *testing.T) {
 	for seq := range sequences {
 		t.Run(fmt.Sprint(seq), func(t *testing.T) {
 			e := newCatalogEdits(uint64(seq))
+			if seq < 2 {
+				e.related = 300 // large catalogs: segmented copies
+			}
 			base := fastTempDir(t)
 			inc := filepath.Join(base, "inc")
 			set, precompressed := seq%2 == 0, seq%4 < 2
@@ -202,6 +215,8 @@ func TestIncrementalCatalogsMatchFull(t *testing.T) {
 				total.PackagesRendered += stats.PackagesRendered
 				total.CatalogFilesTaken += stats.CatalogFilesTaken
 				total.CatalogFilesRendered += stats.CatalogFilesRendered
+				total.SegmentsReused += stats.SegmentsReused
+				total.SegmentsCompressed += stats.SegmentsCompressed
 			}
 		})
 	}
@@ -211,6 +226,9 @@ func TestIncrementalCatalogsMatchFull(t *testing.T) {
 	}
 	if total.PackagesTaken == 0 || total.PackagesRendered == 0 || total.CatalogFilesTaken == 0 {
 		t.Errorf("the edits did not exercise both paths: %+v", total)
+	}
+	if !testing.Short() && (total.SegmentsReused == 0 || total.SegmentsCompressed == 0) {
+		t.Errorf("the edits did not exercise segmented copies: %+v", total)
 	}
 }
 

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/upgraph/upgraph/internal/precompress"
 	"github.com/upgraph/upgraph/tree/manifest"
@@ -15,6 +16,12 @@ type copier struct {
 	// a copy it lists is carried over, instead of compressed again, when
 	// its file is unchanged and it still has the digest listed.
 	previous map[string]manifest.File
+	// previousSegments are the segments of the previous generation's
+	// segmented copies (index.json catalogs[].gzipSegments), by name.
+	previousSegments map[string][][2]int64
+	// reused and compressed count the segments of segmented copies
+	// (Stats.SegmentsReused, SegmentsCompressed).
+	reused, compressed atomic.Int64
 }
 
 // newCopier returns the copier of a generation replacing previous (nil:
@@ -23,6 +30,14 @@ func newCopier(previous *manifest.Manifest) *copier {
 	c := &copier{}
 	if previous != nil && previous.Precompressed == precompress.Encoding {
 		c.previous = previous.Files
+		for _, cat := range previous.Catalogs {
+			for name, segs := range cat.GzipSegments {
+				if c.previousSegments == nil {
+					c.previousSegments = map[string][][2]int64{}
+				}
+				c.previousSegments[name] = segs
+			}
+		}
 	}
 	return c
 }
@@ -64,6 +79,15 @@ func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile
 		return nil
 	}
 	name := precompress.Name(f.name)
+	matches := precompress.Matches
+	if f.cuts != nil {
+		// A segmented copy is carried over with its segments, when they
+		// are the parts this generation cuts the file into.
+		matches = precompress.MatchesSegmented
+		if !sameCuts(fb.gzip.previousSegments[name], f.cuts, len(data)) {
+			carried = false
+		}
+	}
 	if carrier, ok := st.(writer.Carrier); ok && carried {
 		if prev, listed := fb.gzip.previous[name]; listed {
 			// The previous copy is read once, into a buffer of the
@@ -83,7 +107,7 @@ func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile
 				} else {
 					fb.oldBufs = append(fb.oldBufs, old.Data)
 				}
-				if int64(len(old.Data)) == prev.Size && precompress.Matches(old.Data, data) {
+				if int64(len(old.Data)) == prev.Size && matches(old.Data, data) {
 					fb.pending = append(fb.pending, pendingCopy{f: f, data: data, old: old, previous: prev})
 					return nil
 				}
@@ -101,13 +125,42 @@ func (fb *fileBatch) compressCopy(ctx context.Context, st writer.Staging, f *tre
 	if n := len(fb.copies); n < len(fb.gzBufs) {
 		dst = fb.gzBufs[n][:0]
 	}
-	gz := fb.gzip.gz.Gzip(dst, data)
+	var (
+		gz       []byte
+		segments [][2]int64
+	)
+	if f.cuts != nil {
+		reuse, err := fb.gzip.segmentReuse(ctx, st, f.name)
+		if err != nil {
+			return err
+		}
+		var segs []precompress.Segment
+		reused := 0
+		gz, segs = precompress.GzipSegmented(dst, data, f.cuts, func(part []byte) []byte {
+			if reuse == nil {
+				return nil
+			}
+			b := reuse(part)
+			if b != nil {
+				reused++
+			}
+			return b
+		})
+		fb.gzip.reused.Add(int64(reused))
+		fb.gzip.compressed.Add(int64(len(segs) - reused))
+		segments = make([][2]int64, len(segs))
+		for i, s := range segs {
+			segments[i] = [2]int64{s.Size, s.Compressed}
+		}
+	} else {
+		gz = fb.gzip.gz.Gzip(dst, data)
+	}
 	if n := len(fb.copies); n < len(fb.gzBufs) {
 		fb.gzBufs[n] = gz
 	} else {
 		fb.gzBufs = append(fb.gzBufs, gz)
 	}
-	f.gz = &treeFile{name: name, data: gz}
+	f.gz = &treeFile{name: name, data: gz, segments: segments}
 	fb.copies = append(fb.copies, f.gz)
 	if err := st.Put(ctx, name, gz); err != nil {
 		return err
@@ -134,7 +187,11 @@ func (fb *fileBatch) finishCopies(ctx context.Context, st writer.Staging) error 
 			carried := digests[i] == p.previous.SHA256 && p.old.Link()
 			p.old.Close()
 			if carried {
-				p.f.gz = &treeFile{name: precompress.Name(p.f.name), info: p.previous}
+				gzName := precompress.Name(p.f.name)
+				p.f.gz = &treeFile{name: gzName, info: p.previous}
+				if p.f.cuts != nil {
+					p.f.gz.segments = fb.gzip.previousSegments[gzName]
+				}
 				continue
 			}
 			if err := fb.compressCopy(ctx, st, p.f, p.data); err != nil {
@@ -182,6 +239,61 @@ func linkCopy(ctx context.Context, links writer.Linker, f *treeFile) error {
 		return nil
 	}
 	return links.Link(ctx, f.owner.gz.name, precompress.Name(f.name))
+}
+
+// sameCuts reports whether segs, a segmented copy's segments, are the
+// parts of a file of size bytes cut at cuts.
+func sameCuts(segs [][2]int64, cuts []int, size int) bool {
+	if len(segs) != len(cuts)+1 {
+		return false
+	}
+	at := int64(0)
+	for i, s := range segs {
+		at += s[0]
+		if i < len(cuts) && at != int64(cuts[i]) {
+			return false
+		}
+	}
+	return at == int64(size)
+}
+
+// segmentReuse returns what GzipSegmented may reuse of the previous
+// generation's segmented copy of the file name: nil when it has none,
+// or when the copy read is not the one its index.json lists (size and
+// digest) or not of the file's previous bytes (precompress.SegmentedReuse).
+// Both are read whole; nothing is linked.
+func (c *copier) segmentReuse(ctx context.Context, st writer.Staging, name string) (func([]byte) []byte, error) {
+	gzName := precompress.Name(name)
+	segs, ok := c.previousSegments[gzName]
+	listed, gzListed := c.previous[name], c.previous[gzName]
+	carrier, isCarrier := st.(writer.Carrier)
+	if !ok || !isCarrier || listed.SHA256 == "" || gzListed.SHA256 == "" {
+		return nil, nil
+	}
+	read := func(name string, size int64) ([]byte, error) {
+		f, ok, err := carrier.OpenPrevious(ctx, name, nil)
+		if err != nil || !ok {
+			return nil, err
+		}
+		f.Close()
+		if int64(len(f.Data)) != size {
+			return nil, nil
+		}
+		return f.Data, nil
+	}
+	gz, err := read(gzName, gzListed.Size)
+	if err != nil || gz == nil || manifest.SHA256(gz) != gzListed.SHA256 {
+		return nil, err
+	}
+	raw, err := read(name, listed.Size)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	table := make([]precompress.Segment, len(segs))
+	for i, s := range segs {
+		table[i] = precompress.Segment{Size: s[0], Compressed: s[1]}
+	}
+	return precompress.SegmentedReuse(gz, raw, table), nil
 }
 
 // copyInfo is the name and record of f's gzip copy (its owner's, for a

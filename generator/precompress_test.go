@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/generator"
 	"github.com/upgraph/upgraph/internal/precompress"
+	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/tree/manifest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
@@ -209,11 +211,72 @@ func TestRenderCatalogCopies(t *testing.T) {
 		if err1 != nil || err2 != nil || !a.ModTime().Equal(c.ModTime()) || c.Size() != gz.Size {
 			t.Errorf("%s: copy %v %v, modification times %v and %v", name, err1, err2, a.ModTime(), c.ModTime())
 		}
-		if plain := readOut(t, out, name); !precompress.Matches(readOut(t, out, name+".gz"), plain) {
+		matches := precompress.Matches
+		if _, ok := m.Catalogs[0].GzipSegments[name+".gz"]; ok {
+			matches = precompress.MatchesSegmented
+		}
+		if plain := readOut(t, out, name); !matches(readOut(t, out, name+".gz"), plain) {
 			t.Errorf("%s.gz: not its copy", name)
 		}
 	}
 	if small == 0 || large == 0 {
 		t.Errorf("%d small and %d large catalog files: the test covers neither case", small, large)
+	}
+	checkSegmentedCopies(t, out, m)
+}
+
+// checkSegmentedCopies checks the segmented copies of a tree's catalogs:
+// all.jsonl's and the large metas/schema/ files' copies are segmented,
+// Go's gzip and the gzip program read each back as its file, its
+// segments add up to the copy and its file, and index.json matches its
+// JSON Schema.
+func checkSegmentedCopies(t *testing.T, out string, m *manifest.Manifest) {
+	t.Helper()
+	segmented := 0
+	for _, c := range m.Catalogs {
+		all := catviews.Dir(c.Name) + "all.jsonl.gz"
+		if m.Files[strings.TrimSuffix(all, ".gz")].Size >= 128<<10 && c.GzipSegments[all] == nil {
+			t.Errorf("%s: not segmented", all)
+		}
+		for name, segs := range c.GzipSegments {
+			segmented++
+			plain, gz := readOut(t, out, strings.TrimSuffix(name, ".gz")), readOut(t, out, name)
+			if !strings.HasPrefix(name, catviews.Dir(c.Name)+"all.jsonl") && !strings.HasPrefix(name, catviews.Dir(c.Name)+"metas/schema/") {
+				t.Errorf("%s: segmented", name)
+			}
+			var raw, compressed int64
+			for _, s := range segs {
+				raw, compressed = raw+s[0], compressed+s[1]
+			}
+			if len(segs) < 2 || raw != int64(len(plain)) || compressed >= int64(len(gz)) {
+				t.Errorf("%s: %d segments of %d bytes (%d compressed) for %d bytes (%d compressed)", name, len(segs), raw, compressed, len(plain), len(gz))
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(gz))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			zr.Multistream(false)
+			got, err := io.ReadAll(zr)
+			if err != nil || !bytes.Equal(got, plain) || zr.Header.Comment != precompress.SegmentedIdentity {
+				t.Errorf("%s: Go's gzip reads %d bytes (%v), comment %q; want its file's %d", name, len(got), err, zr.Header.Comment, len(plain))
+			}
+			if gzipPath, err := exec.LookPath("gzip"); err == nil {
+				cmd := exec.Command(gzipPath, "-dc", filepath.Join(out, filepath.FromSlash(name)))
+				got, err := cmd.Output()
+				if err != nil || !bytes.Equal(got, plain) {
+					t.Errorf("%s: gzip -dc gives %d bytes (%v), want its file's %d", name, len(got), err, len(plain))
+				}
+			}
+		}
+	}
+	if segmented == 0 {
+		t.Error("no segmented copy")
+	}
+	ps, err := schema.Validate(schema.Index, readOut(t, out, manifest.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		t.Errorf("index.json: %s", p)
 	}
 }

@@ -86,6 +86,10 @@ type Stats struct {
 	// the others; CatalogFilesTaken and CatalogFilesRendered count the
 	// catalogs' files (catalog-wide ones rendered every run).
 	PackagesTaken, PackagesRendered, CatalogFilesTaken, CatalogFilesRendered int
+	// SegmentsReused and SegmentsCompressed count the segments of the
+	// segmented gzip copies made (catalogs' large catalog-wide files):
+	// copied from the previous copy, or compressed.
+	SegmentsReused, SegmentsCompressed int
 }
 
 // Render writes every selected channel × arch graph, each with its
@@ -344,6 +348,11 @@ type treeFile struct {
 	// between hashing and storing.
 	gz   *treeFile
 	data []byte
+	// cuts are where the segments of the file's gzip copy start (a
+	// catalog's large catalog-wide files, catalog/metas Segments): nil
+	// for a copy of one stream; segments are a segmented copy's.
+	cuts     []int
+	segments [][2]int64
 }
 
 // contentOwners maps a content key (views.Layout) to the first file

@@ -54,6 +54,75 @@ import (
 type File struct {
 	Path string
 	Data []byte
+	// Cuts are where the file's segments start, the first aside (see
+	// Segments): nil for a file kept whole.
+	Cuts []int
+}
+
+// Segments. all.jsonl and metas/schema/S.jsonl hold the blobs of every
+// package, most of a catalog's bytes, and change whenever any package
+// does. Their gzip copies are made of segments compressed independently
+// (precompress.GzipSegmented), one per run of a package's blobs, so that
+// a regeneration compresses again only the runs that changed. A file gets
+// segments when it has at least SegmentedMin bytes; a segment ends where
+// the package changes from one line to the next, once it has
+// SegmentMin bytes (small packages share a segment, which keeps the
+// copies nearly as small as a single stream's). The cuts are a function
+// of the file's bytes (each line's package is the blob's), so files of
+// the same bytes have the same.
+const (
+	SegmentedMin = 128 << 10
+	SegmentMin   = 16 << 10
+)
+
+// blobPackage is the package a blob belongs to for segmenting: its own
+// name for an olm.package blob.
+func blobPackage(m *declcfg.Meta) string {
+	if m.Schema == declcfg.SchemaPackage {
+		return m.Name
+	}
+	return m.Package
+}
+
+// segmentCuts returns the cuts of a file made of the given lines
+// (all.jsonl's line numbers, offs their offsets there), nil when it is
+// kept whole.
+func segmentCuts(metas []declcfg.Meta, offs []int, lines []int32, all bool) []int {
+	size := 0
+	if all {
+		size = offs[len(offs)-1]
+	} else {
+		for _, i := range lines {
+			size += offs[i+1] - offs[i]
+		}
+	}
+	if size < SegmentedMin {
+		return nil
+	}
+	var cuts []int
+	pos, start := 0, 0
+	prev := ""
+	line := func(k int) int {
+		if all {
+			return k
+		}
+		return int(lines[k])
+	}
+	n := len(lines)
+	if all {
+		n = len(metas)
+	}
+	for k := range n {
+		i := line(k)
+		pkg := blobPackage(&metas[i])
+		if k > 0 && pkg != prev && pos-start >= SegmentMin {
+			cuts = append(cuts, pos)
+			start = pos
+		}
+		prev = pkg
+		pos += offs[i+1] - offs[i]
+	}
+	return cuts
 }
 
 // Paths of the files every catalog has.
@@ -318,8 +387,8 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 	}
 	buf := make([]byte, 0, copied)
 	files := make([]File, 0, 1+len(groups))
-	files = append(files, File{AllFile, all})
-	for _, g := range groups {
+	files = append(files, File{AllFile, all, segmentCuts(metas, offs, nil, true)})
+	for gi, g := range groups {
 		var data []byte
 		switch {
 		case len(g.lines) == 0:
@@ -334,7 +403,11 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 			}
 			data = buf[start:len(buf):len(buf)]
 		}
-		files = append(files, File{g.path, data})
+		var cuts []int
+		if gi >= 1 && gi <= len(schemas) { // metas/schema/S.jsonl
+			cuts = segmentCuts(metas, offs, g.lines, false)
+		}
+		files = append(files, File{g.path, data, cuts})
 	}
 	slices.SortFunc(files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	return files

@@ -297,6 +297,9 @@ func (c *Catalog) PackageNames() []string {
 type File struct {
 	Path string
 	Data []byte
+	// Cuts are where its gzip copy's segments start (catalog/metas
+	// Segments), nil for a copy of one stream.
+	Cuts []int
 }
 
 // Render renders every file of the catalog on up to workers goroutines
@@ -317,24 +320,24 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		workers = runtime.GOMAXPROCS(0)
 	}
 	dir := Dir(c.Name)
-	type task func(ctx context.Context, out func(rel string, data []byte) error) error
+	type task func(ctx context.Context, out func(rel string, data []byte, cuts []int) error) error
 	// The blobs first, the largest task, so that the others fill in
 	// beside it.
 	tasks := []task{
-		func(ctx context.Context, out func(string, []byte) error) error {
+		func(ctx context.Context, out func(string, []byte, []int) error) error {
 			for _, f := range metasFiles(c.Config) {
-				if err := out(f.Path, f.Data); err != nil {
+				if err := out(f.Path, f.Data, f.Cuts); err != nil {
 					return err
 				}
 			}
 			return nil
 		},
-		func(ctx context.Context, out func(string, []byte) error) error {
+		func(ctx context.Context, out func(string, []byte, []int) error) error {
 			data, err := marshal(c.Summary())
 			if err != nil {
 				return err
 			}
-			return out(SummaryFile, data)
+			return out(SummaryFile, data, nil)
 		},
 	}
 	v0 := c.v0Set()
@@ -343,20 +346,20 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 			continue
 		}
 		set := c.v1Set(p.Name)
-		tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
+		tasks = append(tasks, func(ctx context.Context, out func(string, []byte, []int) error) error {
 			data, err := marshal(p.Graph())
 			if err != nil {
 				return err
 			}
-			return out(PackageGraphPath(p.Name), data)
+			return out(PackageGraphPath(p.Name), data, nil)
 		})
 		for _, ch := range p.Channels {
-			tasks = append(tasks, func(ctx context.Context, out func(string, []byte) error) error {
+			tasks = append(tasks, func(ctx context.Context, out func(string, []byte, []int) error) error {
 				data, err := marshal(ch.Graph())
 				if err != nil {
 					return err
 				}
-				if err := out(ChannelGraphPath(p.Name, ch.Name), data); err != nil {
+				if err := out(ChannelGraphPath(p.Name, ch.Name), data, nil); err != nil {
 					return err
 				}
 				paths := ch.V0Paths() // each hop's pick once, not once per path through it
@@ -369,7 +372,7 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 					if err != nil {
 						return err
 					}
-					if err := out(NextPath(p.Name, ch.Name, e.Name), data); err != nil {
+					if err := out(NextPath(p.Name, ch.Name, e.Name), data, nil); err != nil {
 						return err
 					}
 				}
@@ -378,11 +381,11 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		}
 	}
 	return parallel.Run(ctx, workers, len(tasks), func(ctx context.Context, w, i int) error {
-		return tasks[i](ctx, func(rel string, data []byte) error {
+		return tasks[i](ctx, func(rel string, data []byte, cuts []int) error {
 			if err := checkPath(rel); err != nil {
 				return fmt.Errorf("catalog %s: %w", c.Name, err)
 			}
-			return emit(ctx, w, File{Path: dir + rel, Data: data})
+			return emit(ctx, w, File{Path: dir + rel, Data: data, Cuts: cuts})
 		})
 	})
 }

@@ -147,6 +147,14 @@ type Catalog struct {
 	// incremental generation takes over the files of a package whose
 	// digest is unchanged.
 	PackageInputs map[string]string `json:"packageInputs,omitempty"`
+	// GzipSegments are, by the name of a segmented gzip copy of the
+	// catalog (precompress.GzipSegmented: all.jsonl.gz and the
+	// metas/schema/ copies of a large catalog), its segments in order,
+	// each [size of its part of the content, size of its compressed
+	// bytes], which start after the copy's header: a regeneration copies
+	// the compressed bytes of the parts that did not change from the
+	// previous copy (docs/incremental.md). Omitted when there are none.
+	GzipSegments map[string][][2]int64 `json:"gzipSegments,omitempty"`
 }
 
 // CatalogCounts summarise a catalog.
