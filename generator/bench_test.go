@@ -55,9 +55,11 @@ func BenchmarkReleases(b *testing.B) {
 // synthesised releases: build, render every channel × arch graph and every
 // per-version graph, write them and index.json, and commit the tree. The
 // output goes to BENCH_OUT_DIR when set (e.g. a disk rather than tmpfs).
-// "replace" regenerates one tree, as a scheduled job does (the tree
-// replaced is made before the timer starts): unchanged files are linked
-// from the tree replaced, which is then removed. "fresh"
+// "replace" regenerates one tree with Full (upgraph generate --full),
+// rendering every graph (the tree replaced is made before the timer
+// starts; BenchmarkIncremental measures the incremental regeneration):
+// files equal to the replaced tree's are linked from it, which is then
+// removed. "fresh"
 // writes every file into a new directory each time. The "-gz" variants
 // also write the gzip copies, as upgraph generate does by default
 // (RenderOptions.Precompress): "replace-gz" carries the unchanged copies
@@ -83,7 +85,7 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 		m, err := generator.Render(context.Background(), built, generator.RenderOptions{
 			Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: gz,
-			Logger: log,
+			Logger: log, Full: true,
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -121,12 +123,14 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 			var m *manifest.Manifest
 			var out string
+			stop := profileLoop(b, "fresh"+suffix)
 			cpu := cpuSeconds()
 			for i := 0; b.Loop(); i++ {
 				dir := filepath.Join(base, fmt.Sprintf("fresh-%d", i))
 				b.Cleanup(func() { os.RemoveAll(dir) })
 				m, out = generate(b, dir, gz), dir
 			}
+			stop()
 			report(b, m, out, cpuSeconds()-cpu)
 		})
 	}

@@ -414,7 +414,7 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	files := make([][]treeFile, len(jobs))
 	members := make([][]int, len(jobs))
 	m.Graphs = make([]manifest.Graph, len(jobs))
-	renderers := make([]*views.Renderer, workers)
+	renderers := views.NewRenderers(b.Graph, workers)
 	digests := newInputDigests(b.Graph, gz != nil)
 	scratch := make([]inputScratch, workers)
 	taken := make([]bool, len(jobs))
@@ -428,7 +428,6 @@ func renderAll(ctx context.Context, b *Built, channels, arches []string, st writ
 	channelBatches := make([]fileBatch, workers)
 	versionBatches := make([]fileBatch, workers)
 	for w := range renderers {
-		renderers[w] = views.NewRenderer(b.Graph)
 		channelBatches[w] = fileBatch{maxFiles: 16, maxBytes: 16 << 20, gzip: gz}
 		versionBatches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 	}

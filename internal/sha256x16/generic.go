@@ -64,3 +64,14 @@ func compress(h *[8]uint32, p []byte) {
 	h[6] += g
 	h[7] += hh
 }
+
+// block2Generic is block2 in Go, the reference the assembly is tested
+// against and the kernel that lets the pair scheduler run everywhere.
+func block2Generic(state *[2][8]uint32, p0, p1 unsafe.Pointer, n int) {
+	for lane, p := range [2]unsafe.Pointer{p0, p1} {
+		data := unsafe.Slice((*byte)(p), 64*n)
+		for ; len(data) >= 64; data = data[64:] {
+			compress(&state[lane], data[:64])
+		}
+	}
+}

@@ -6,7 +6,10 @@
 // at a time, one per 32-bit lane of the ZMM registers (the "multi-buffer"
 // technique), which is several times faster per core. Messages are fed
 // to the lanes longest first so that lanes run out of work at about the
-// same time; elsewhere, or for a single message, crypto/sha256 is used.
+// same time. On CPUs with the SHA extensions but not AVX-512, two
+// messages are hashed at a time with them (block2: a second stream fills
+// the SHA unit a single one leaves idle); elsewhere, or for a single
+// message, crypto/sha256 is used.
 package sha256x16
 
 import (
@@ -25,6 +28,10 @@ func Sum(msgs [][]byte) [][sha256.Size]byte {
 	out := make([][sha256.Size]byte, len(msgs))
 	if hasBlock16 && len(msgs) > 1 {
 		sumLanes(out, msgs, block16)
+		return out
+	}
+	if hasBlock2 && len(msgs) > 1 {
+		sumPairs(out, msgs, block2)
 		return out
 	}
 	for i, m := range msgs {
@@ -180,18 +187,28 @@ func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
 // the lane's state after done bytes (a whole number of blocks), through
 // the documented form of crypto/sha256's marshalled state.
 func finish(state *[8][lanes]uint32, i int, m []byte, done int) [sha256.Size]byte {
+	var h [8]uint32
+	for j := range state {
+		h[j] = state[j][i]
+	}
+	return finishH(&h, m, done)
+}
+
+// finishH completes m with crypto/sha256 from the state h after done
+// bytes (a whole number of blocks).
+func finishH(h *[8]uint32, m []byte, done int) [sha256.Size]byte {
 	var st [4 + 8*4 + 64 + 8]byte
 	copy(st[:], "sha\x03")
-	for j := range state {
-		binary.BigEndian.PutUint32(st[4+4*j:], state[j][i])
+	for j := range h {
+		binary.BigEndian.PutUint32(st[4+4*j:], h[j])
 	}
 	binary.BigEndian.PutUint64(st[len(st)-8:], uint64(done))
-	h := sha256.New()
-	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st[:]); err != nil {
+	d := sha256.New()
+	if err := d.(encoding.BinaryUnmarshaler).UnmarshalBinary(st[:]); err != nil {
 		panic("sha256x16: crypto/sha256 rejected a hash state: " + err.Error())
 	}
-	h.Write(m[done:])
+	d.Write(m[done:])
 	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
+	d.Sum(sum[:0])
 	return sum
 }

@@ -47,6 +47,32 @@ func TestBlock16MatchesGeneric(t *testing.T) {
 	}
 }
 
+// TestBlock2MatchesGeneric compares the SHA-NI assembly with the Go
+// reference on random states and blocks.
+func TestBlock2MatchesGeneric(t *testing.T) {
+	if !hasBlock2 {
+		t.Skip("no SHA extensions on this machine")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n <= 6; n++ {
+		for range 50 {
+			var want, got [2][8]uint32
+			for i := range want {
+				for j := range want[i] {
+					want[i][j] = r.Uint32()
+				}
+			}
+			got = want
+			b0, b1 := randomBytes(r, 64*n), randomBytes(r, 64*n)
+			block2Generic(&want, unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), n)
+			block2(&got, unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), n)
+			if got != want {
+				t.Fatalf("%d blocks: block2 state\n%x\nwant\n%x", n, got, want)
+			}
+		}
+	}
+}
+
 // TestSum checks digests against crypto/sha256 for message sets that
 // exercise every padding case (lengths around 55, 56, 64, 119, 120),
 // empty messages, lanes left idle, and one long message outliving the
@@ -75,8 +101,9 @@ func TestSum(t *testing.T) {
 	sets["every length to 259"] = lengths
 
 	kernels := map[string]func(out [][sha256.Size]byte, msgs [][]byte){
-		"generic": func(out [][sha256.Size]byte, msgs [][]byte) { sumLanes(out, msgs, block16Generic) },
-		"Sum":     func(out [][sha256.Size]byte, msgs [][]byte) { copy(out, Sum(msgs)) },
+		"generic":       func(out [][sha256.Size]byte, msgs [][]byte) { sumLanes(out, msgs, block16Generic) },
+		"pairs-generic": func(out [][sha256.Size]byte, msgs [][]byte) { sumPairs(out, msgs, block2Generic) },
+		"Sum":           func(out [][sha256.Size]byte, msgs [][]byte) { copy(out, Sum(msgs)) },
 	}
 	for name, lens := range sets {
 		msgs := make([][]byte, len(lens))
@@ -129,6 +156,15 @@ func BenchmarkSum(b *testing.B) {
 			Sum(msgs)
 		}
 	})
+	if hasBlock2 {
+		b.Run("sha-ni-pairs", func(b *testing.B) {
+			b.SetBytes(int64(total))
+			out := make([][sha256.Size]byte, len(msgs))
+			for b.Loop() {
+				sumPairs(out, msgs, block2)
+			}
+		})
+	}
 	b.Run("crypto-sha256", func(b *testing.B) {
 		b.SetBytes(int64(total))
 		for b.Loop() {

@@ -7,6 +7,8 @@ package views
 import (
 	"encoding/binary"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/upgraph/upgraph/internal/jsonw"
 	"github.com/upgraph/upgraph/release/graph"
@@ -14,13 +16,16 @@ import (
 )
 
 // Renderer encodes views. Node objects are identical in every view of the
-// same architecture, so each is encoded once and reused.
+// same architecture, so each is encoded once and reused, by every
+// Renderer of the same NewRenderers call.
 type Renderer struct {
 	g *graph.Graph
 	// nodes[arch][node] is the node as served for arch, encoded on first
 	// use: a slice rather than a map keyed by (node, arch), since every
-	// file looks up each of its nodes.
-	nodes map[string][][]byte
+	// file looks up each of its nodes. The slices are shared's, looked up
+	// once per arch.
+	nodes  map[string][]encodedNode
+	shared *nodeCache
 	// risks holds encoded risk lists by their first element and length:
 	// views share the graph's risk slices, and the same few hundred lists
 	// are written into tens of thousands of per-version files.
@@ -46,17 +51,47 @@ type risksKey struct {
 	n     int
 }
 
+// encodedNode is a node's JSON object, nil until encoded. Renderers
+// running side by side may both encode a node: they write the same
+// bytes, and the first stored is kept.
+type encodedNode = atomic.Pointer[[]byte]
+
+// nodeCache holds the encoded nodes of each architecture for the
+// Renderers sharing it.
+type nodeCache struct {
+	mu     sync.Mutex
+	byArch map[string][]encodedNode
+}
+
 // NewRenderer returns a Renderer for views of g. It is not safe for
 // concurrent use; use one per goroutine.
 func NewRenderer(g *graph.Graph) *Renderer {
-	return &Renderer{g: g, nodes: map[string][][]byte{}, risks: map[risksKey][]byte{}}
+	return NewRenderers(g, 1)[0]
+}
+
+// NewRenderers returns n Renderers for views of g, one per goroutine,
+// which encode each node object once between them: at real scale every
+// worker would otherwise encode the same thousands of nodes for each
+// architecture.
+func NewRenderers(g *graph.Graph, n int) []*Renderer {
+	shared := &nodeCache{byArch: map[string][]encodedNode{}}
+	rs := make([]*Renderer, n)
+	for k := range rs {
+		rs[k] = &Renderer{g: g, nodes: map[string][]encodedNode{}, shared: shared, risks: map[risksKey][]byte{}}
+	}
+	return rs
 }
 
 // nodesFor returns the encoded nodes of arch, indexed by node.
-func (r *Renderer) nodesFor(arch string) [][]byte {
+func (r *Renderer) nodesFor(arch string) []encodedNode {
 	ns, ok := r.nodes[arch]
 	if !ok {
-		ns = make([][]byte, r.g.Len())
+		r.shared.mu.Lock()
+		if ns, ok = r.shared.byArch[arch]; !ok {
+			ns = make([]encodedNode, r.g.Len())
+			r.shared.byArch[arch] = ns
+		}
+		r.shared.mu.Unlock()
 		r.nodes[arch] = ns
 	}
 	return ns
@@ -64,9 +99,9 @@ func (r *Renderer) nodesFor(arch string) [][]byte {
 
 // node returns node i as served for the arch of ns: arch-stripped version
 // and metadata without the arch key (spec §6.7).
-func (r *Renderer) node(ns [][]byte, i int, served string) []byte {
-	if b := ns[i]; b != nil {
-		return b
+func (r *Renderer) node(ns []encodedNode, i int, served string) []byte {
+	if b := ns[i].Load(); b != nil {
+		return *b
 	}
 	n := r.g.Node(i)
 	md := make(map[string]string, len(n.Metadata))
@@ -76,7 +111,9 @@ func (r *Renderer) node(ns [][]byte, i int, served string) []byte {
 		}
 	}
 	b := graph.AppendNode(nil, served, &graph.Node{Version: served, Payload: n.Payload, Metadata: md})
-	ns[i] = b
+	if !ns[i].CompareAndSwap(nil, &b) {
+		return *ns[i].Load()
+	}
 	return b
 }
 
@@ -125,7 +162,7 @@ func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 		if p > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, ns[i]...)
+		b = append(b, *ns[i].Load()...)
 	}
 	b = append(b, `],"edges":[`...)
 	for k, e := range v.Edges {
@@ -229,15 +266,7 @@ func (r *Renderer) Version(b []byte, l *Layout, p int) []byte {
 
 // version appends the per-version graph of position p.
 func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out [][2]int, cond []policy.ConditionalPair) []byte {
-	members := append(r.members[:0], p)
-	for _, e := range out {
-		members = append(members, e[1])
-	}
-	for _, cp := range cond {
-		members = append(members, cp.To)
-	}
-	slices.Sort(members)
-	members = slices.Compact(members)
+	members := fileMembers(r.members[:0], p, out, cond)
 	r.members = members
 	if len(r.local) < len(v.Nodes) {
 		r.local = make([]int32, len(v.Nodes))
@@ -266,7 +295,7 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out [][2]int,
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, ns[v.Nodes[m]]...)
+		b = append(b, *ns[v.Nodes[m]].Load()...)
 	}
 	b = append(b, `],"edges":[`...)
 	for k, e := range out {
@@ -278,6 +307,62 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out [][2]int,
 	b = append(b, `],"conditionalEdges":`...)
 	b = r.appendOwnConditional(b, v, cond, groups)
 	return append(b, '}')
+}
+
+// fileMembers appends to members the positions of a per-version file's
+// nodes, sorted and distinct: p, the targets of out and of cond. Both
+// lists come sorted by target (policy.Index.View), so they are merged
+// rather than sorted, which was a tenth of rendering a file; lists that
+// are not sorted are sorted all the same.
+func fileMembers(members []int, p int, out [][2]int, cond []policy.ConditionalPair) []int {
+	i, j, placed := 0, 0, false
+	last := -1
+	add := func(m int) {
+		if m < last {
+			last = -2 // not sorted: caught below
+		} else if m > last {
+			last = m
+		} else {
+			return
+		}
+		members = append(members, m)
+	}
+	for i < len(out) || j < len(cond) {
+		var m int
+		if j == len(cond) || (i < len(out) && out[i][1] <= cond[j].To) {
+			m = out[i][1]
+			i++
+		} else {
+			m = cond[j].To
+			j++
+		}
+		if !placed && p <= m {
+			add(p)
+			placed = true
+		}
+		if last == -2 {
+			break
+		}
+		add(m)
+		if last == -2 {
+			break
+		}
+	}
+	if !placed && last != -2 {
+		add(p)
+	}
+	if last != -2 {
+		return members
+	}
+	members = append(members[:0], p)
+	for _, e := range out {
+		members = append(members, e[1])
+	}
+	for _, cp := range cond {
+		members = append(members, cp.To)
+	}
+	slices.Sort(members)
+	return slices.Compact(members)
 }
 
 // appendOwnConditional appends the conditional edges pairs of one release,

@@ -2,6 +2,7 @@ package views
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -135,5 +136,38 @@ func TestVersion(t *testing.T) {
 	}
 	if again := NewLayout(ix.View("stable-4.1", "amd64")); again.ChannelKey != l.ChannelKey || !slices.Equal(again.VersionKeys, l.VersionKeys) {
 		t.Error("keys of the same view are not stable")
+	}
+}
+
+// TestFileMembers checks the merge of a file's targets against sorting
+// them, for sorted target lists (as views come) and for unsorted ones.
+func TestFileMembers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 2000 {
+		p := rng.IntN(12)
+		var out [][2]int
+		var cond []policy.ConditionalPair
+		for range rng.IntN(6) {
+			out = append(out, [2]int{p, rng.IntN(12)})
+		}
+		for range rng.IntN(6) {
+			cond = append(cond, policy.ConditionalPair{From: p, To: rng.IntN(12)})
+		}
+		if n%3 != 0 { // sorted, as views give them
+			slices.SortFunc(out, func(a, b [2]int) int { return a[1] - b[1] })
+			slices.SortFunc(cond, func(a, b policy.ConditionalPair) int { return a.To - b.To })
+		}
+		want := []int{p}
+		for _, e := range out {
+			want = append(want, e[1])
+		}
+		for _, cp := range cond {
+			want = append(want, cp.To)
+		}
+		slices.Sort(want)
+		want = slices.Compact(want)
+		if got := fileMembers(nil, p, out, cond); !slices.Equal(got, want) {
+			t.Fatalf("fileMembers(%d, %v, %v) = %v, want %v", p, out, cond, got, want)
+		}
 	}
 }

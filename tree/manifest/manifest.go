@@ -289,7 +289,8 @@ func SHA256(data []byte) string {
 }
 
 // SHA256s is SHA256 of each element of data, computed together: sixteen
-// at a time where the CPU has AVX-512 (see sha256x16).
+// at a time where the CPU has AVX-512, two at a time where it has the SHA
+// extensions (see sha256x16).
 func SHA256s(data [][]byte) []string {
 	sums := sha256x16.Sum(data)
 	hexes := make([]string, len(sums))

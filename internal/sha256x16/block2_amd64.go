@@ -1,0 +1,28 @@
+package sha256x16
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+//go:generate sh -c "go run gen_ni2_amd64.go > block2_amd64.s"
+
+// hasBlock2 is whether block2 may run: it needs the SHA extensions
+// (CPUID leaf 7, EBX bit 29, which x/sys/cpu does not report on x86) and
+// SSE4.1 and SSSE3 for the shuffles.
+var hasBlock2 = cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 && maxLeaf() >= 7 && leaf7EBX()&(1<<29) != 0
+
+// block2 runs the SHA-256 compression function n ≥ 1 times on each of
+// two lanes with the SHA extensions: lane i reads n consecutive 64-byte
+// blocks from pi and updates its state state[i] (H0..H7).
+//
+//go:noescape
+func block2(state *[2][8]uint32, p0, p1 unsafe.Pointer, n int)
+
+// maxLeaf is CPUID leaf 0's EAX, the highest standard leaf.
+func maxLeaf() uint32
+
+// leaf7EBX is CPUID leaf 7 subleaf 0's EBX (structured extended
+// features).
+func leaf7EBX() uint32
