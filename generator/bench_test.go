@@ -239,25 +239,44 @@ func BenchmarkIncremental(b *testing.B) {
 	}
 	same := func() (fstest.MapFS, fstest.MapFS) { return rel, gd }
 
+	// BENCH_LOG=1 logs each stage's duration (the Debug records) and
+	// each phase of the store's commit.
+	var log *slog.Logger
+	if os.Getenv("BENCH_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	// Each run is labelled in CPU profiles (-cpuprofile; pprof
 	// -tagfocus run=incremental).
-	generate := func(b *testing.B, r, g fstest.MapFS, out string, full bool, stats *generator.Stats) {
+	generate := func(b *testing.B, r, g fstest.MapFS, out string, full bool, stats *generator.Stats) benchRun {
 		label := "incremental"
 		if full {
 			label = "full"
 		}
+		var t benchRun
+		start, cpu := time.Now(), cpuSeconds()
+		trace := func(p writer.Phase) {
+			if p == writer.PhaseSwapped {
+				t.swapped, t.swappedCPU = time.Since(start).Seconds(), cpuSeconds()-cpu
+			}
+			if log != nil {
+				log.Debug("phase", "run", label, "phase", p, "since", time.Since(start), "cpu", cpuSeconds()-cpu)
+			}
+		}
 		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
 			built, err := generator.Build(ctx, &source.MetadataDir{Dir: "synthesised", FS: r}, g,
-				generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+				generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: log})
 			if err != nil {
 				b.Fatal(err)
 			}
 			if _, err := generator.Render(ctx, built, generator.RenderOptions{
-				Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+				Store: writer.DirStore{Dir: out, Trace: trace}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+				Logger: log,
 			}); err != nil {
 				b.Fatal(err)
 			}
 		})
+		t.total, t.totalCPU = time.Since(start).Seconds(), cpuSeconds()-cpu
+		return t
 	}
 	for _, tc := range []struct {
 		name   string
@@ -270,7 +289,7 @@ func BenchmarkIncremental(b *testing.B) {
 			generate(b, rel, gd, inc, true, nil)
 			generate(b, rel, gd, full, true, nil)
 			changedRel, changedGD := tc.change()
-			var incTime, fullTime time.Duration
+			var incRun, fullRun benchRun
 			var stats generator.Stats
 			for i := 0; b.Loop(); i++ {
 				r, g := changedRel, changedGD
@@ -278,18 +297,22 @@ func BenchmarkIncremental(b *testing.B) {
 					r, g = rel, gd
 				}
 				stats = generator.Stats{}
-				start := time.Now()
-				generate(b, r, g, inc, false, &stats)
-				incTime += time.Since(start)
+				incRun.add(generate(b, r, g, inc, false, &stats))
 				b.StopTimer()
-				start = time.Now()
-				generate(b, r, g, full, true, nil)
-				fullTime += time.Since(start)
+				fullRun.add(generate(b, r, g, full, true, nil))
 				b.StartTimer()
 			}
-			b.ReportMetric(float64(incTime)/float64(fullTime), "ratio-vs-full")
+			n := float64(b.N)
+			b.ReportMetric(incRun.total/fullRun.total, "ratio-vs-full")
+			b.ReportMetric(incRun.swapped/fullRun.total, "swapped-ratio-vs-full")
+			b.ReportMetric(incRun.swapped/n, "swapped-s/op")
+			b.ReportMetric(incRun.swappedCPU/n, "swapped-cpu-s/op")
+			b.ReportMetric(incRun.totalCPU/n, "cpu-s/op")
+			b.ReportMetric(fullRun.total/n, "full-s/op")
+			b.ReportMetric(fullRun.totalCPU/n, "full-cpu-s/op")
 			b.ReportMetric(float64(stats.FilesRendered), "files-rendered")
 			b.ReportMetric(float64(stats.GraphsRendered), "graphs-rendered")
+			b.ReportMetric(float64(stats.FilesWritten), "files-written")
 			b.ReportMetric(float64(stats.FilesTaken), "files-taken")
 		})
 	}
@@ -404,4 +427,16 @@ func BenchmarkIncrementalCatalog(b *testing.B) {
 		fmt.Sscan(string(avg), &load)
 		b.ReportMetric(load, "load1")
 	}
+}
+
+// benchRun is one generation's wall and CPU seconds until the new tree was
+// swapped in (writer.PhaseSwapped) and until Render returned (the tree
+// replaced removed), or their sums over runs.
+type benchRun struct{ swapped, total, swappedCPU, totalCPU float64 }
+
+func (r *benchRun) add(o benchRun) {
+	r.swapped += o.swapped
+	r.total += o.total
+	r.swappedCPU += o.swappedCPU
+	r.totalCPU += o.totalCPU
 }
