@@ -238,6 +238,8 @@ func BenchmarkIncremental(b *testing.B) {
 		return rel, g2
 	}
 	same := func() (fstest.MapFS, fstest.MapFS) { return rel, gd }
+	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
+	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
 
 	// BENCH_LOG=1 logs each stage's duration (the Debug records) and
 	// each phase of the store's commit.
@@ -283,9 +285,9 @@ func BenchmarkIncremental(b *testing.B) {
 		change func() (fstest.MapFS, fstest.MapFS)
 	}{{"release", withRelease}, {"blocked-edge", withBlock}, {"nothing", same}} {
 		b.Run(tc.name, func(b *testing.B) {
-			inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
-			b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
-			// Both trees start from the real inputs (copies compressed once).
+			// Both trees start from the real inputs, made by a full run;
+			// they are kept from one case to the next (the copies of a
+			// first generation take a minute to compress).
 			generate(b, rel, gd, inc, true, nil)
 			generate(b, rel, gd, full, true, nil)
 			changedRel, changedGD := tc.change()
