@@ -188,7 +188,13 @@ func medianVersionRatio(tb testing.TB, tree string) float64 {
 // graph-data blocks 4.18.50 → 4.18.54; "nothing": the same inputs again.
 // files-rendered counts the graph files of the last incremental run that
 // were rendered (the others were taken over from the previous tree), the
-// gzip copies aside. The output goes to BENCH_OUT_DIR when set.
+// gzip copies aside; files-written counts every file written with its
+// bytes (copies, index.json and the files beside the graphs included),
+// the others being links. swapped-s/op is the time until the new
+// generation is in place (writer.PhaseSwapped), before the tree replaced
+// is removed, and swapped-ratio-vs-full its ratio to a full run's whole
+// time; cpu-s/op and full-cpu-s/op are the process's CPU time per run.
+// The output goes to BENCH_OUT_DIR when set.
 func BenchmarkIncremental(b *testing.B) {
 	src, gdDir := realInputs(b)
 	rel := src.(*source.MetadataDir).FS.(fstest.MapFS)
@@ -241,6 +247,8 @@ func BenchmarkIncremental(b *testing.B) {
 	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
 	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
 
+	// BENCH_PRECOMPRESS=0 leaves the gzip copies out (--no-precompress).
+	precompressed := os.Getenv("BENCH_PRECOMPRESS") != "0"
 	// BENCH_LOG=1 logs each stage's duration (the Debug records) and
 	// each phase of the store's commit.
 	var log *slog.Logger
@@ -271,7 +279,7 @@ func BenchmarkIncremental(b *testing.B) {
 				b.Fatal(err)
 			}
 			if _, err := generator.Render(ctx, built, generator.RenderOptions{
-				Store: writer.DirStore{Dir: out, Trace: trace}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+				Store: writer.DirStore{Dir: out, Trace: trace}, GeneratedAt: time.Unix(0, 0), Precompress: precompressed, Full: full, Stats: stats,
 				Logger: log,
 			}); err != nil {
 				b.Fatal(err)
