@@ -192,7 +192,13 @@ func medianVersionRatio(tb testing.TB, tree string) float64 {
 // graph-data blocks 4.18.50 → 4.18.54; "nothing": the same inputs again.
 // files-rendered counts the graph files of the last incremental run that
 // were rendered (the others were taken over from the previous tree), the
-// gzip copies aside. The output goes to BENCH_OUT_DIR when set.
+// gzip copies aside; files-written counts every file written with its
+// bytes (copies, index.json and the files beside the graphs included),
+// the others being links. swapped-s/op is the time until the new
+// generation is in place (writer.PhaseSwapped), before the tree replaced
+// is removed, and swapped-ratio-vs-full its ratio to a full run's whole
+// time; cpu-s/op and full-cpu-s/op are the process's CPU time per run.
+// The output goes to BENCH_OUT_DIR when set.
 func BenchmarkIncremental(b *testing.B) {
 	src, gdDir := realInputs(b)
 	rel := src.(*source.MetadataDir).FS.(fstest.MapFS)
@@ -242,39 +248,62 @@ func BenchmarkIncremental(b *testing.B) {
 		return rel, g2
 	}
 	same := func() (fstest.MapFS, fstest.MapFS) { return rel, gd }
+	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
+	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
 
+	// BENCH_PRECOMPRESS=0 leaves the gzip copies out (--no-precompress).
+	precompressed := os.Getenv("BENCH_PRECOMPRESS") != "0"
+	// BENCH_LOG=1 logs each stage's duration (the Debug records) and
+	// each phase of the store's commit.
+	var log *slog.Logger
+	if os.Getenv("BENCH_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	// Each run is labelled in CPU profiles (-cpuprofile; pprof
 	// -tagfocus run=incremental).
-	generate := func(b *testing.B, r, g fstest.MapFS, out string, full bool, stats *generator.Stats) {
+	generate := func(b *testing.B, r, g fstest.MapFS, out string, full bool, stats *generator.Stats) benchRun {
 		label := "incremental"
 		if full {
 			label = "full"
 		}
+		var t benchRun
+		start, cpu := time.Now(), cpuSeconds()
+		trace := func(p writer.Phase) {
+			if p == writer.PhaseSwapped {
+				t.swapped, t.swappedCPU = time.Since(start).Seconds(), cpuSeconds()-cpu
+			}
+			if log != nil {
+				log.Debug("phase", "run", label, "phase", p, "since", time.Since(start), "cpu", cpuSeconds()-cpu)
+			}
+		}
 		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
 			built, err := generator.Build(ctx, &source.MetadataDir{Dir: "synthesised", FS: r}, g,
-				generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
+				generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: log})
 			if err != nil {
 				b.Fatal(err)
 			}
 			if _, err := generator.Render(ctx, built, generator.RenderOptions{
-				Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: true, Full: full, Stats: stats,
+				Store: writer.DirStore{Dir: out, Trace: trace}, GeneratedAt: time.Unix(0, 0), Precompress: precompressed, Full: full, Stats: stats,
+				Logger: log,
 			}); err != nil {
 				b.Fatal(err)
 			}
 		})
+		t.total, t.totalCPU = time.Since(start).Seconds(), cpuSeconds()-cpu
+		return t
 	}
 	for _, tc := range []struct {
 		name   string
 		change func() (fstest.MapFS, fstest.MapFS)
 	}{{"release", withRelease}, {"blocked-edge", withBlock}, {"nothing", same}} {
 		b.Run(tc.name, func(b *testing.B) {
-			inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
-			b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
-			// Both trees start from the real inputs (copies compressed once).
+			// Both trees start from the real inputs, made by a full run;
+			// they are kept from one case to the next (the copies of a
+			// first generation take a minute to compress).
 			generate(b, rel, gd, inc, true, nil)
 			generate(b, rel, gd, full, true, nil)
 			changedRel, changedGD := tc.change()
-			var incTime, fullTime time.Duration
+			var incRun, fullRun benchRun
 			var stats generator.Stats
 			for i := 0; b.Loop(); i++ {
 				r, g := changedRel, changedGD
@@ -282,18 +311,22 @@ func BenchmarkIncremental(b *testing.B) {
 					r, g = rel, gd
 				}
 				stats = generator.Stats{}
-				start := time.Now()
-				generate(b, r, g, inc, false, &stats)
-				incTime += time.Since(start)
+				incRun.add(generate(b, r, g, inc, false, &stats))
 				b.StopTimer()
-				start = time.Now()
-				generate(b, r, g, full, true, nil)
-				fullTime += time.Since(start)
+				fullRun.add(generate(b, r, g, full, true, nil))
 				b.StartTimer()
 			}
-			b.ReportMetric(float64(incTime)/float64(fullTime), "ratio-vs-full")
+			n := float64(b.N)
+			b.ReportMetric(incRun.total/fullRun.total, "ratio-vs-full")
+			b.ReportMetric(incRun.swapped/fullRun.total, "swapped-ratio-vs-full")
+			b.ReportMetric(incRun.swapped/n, "swapped-s/op")
+			b.ReportMetric(incRun.swappedCPU/n, "swapped-cpu-s/op")
+			b.ReportMetric(incRun.totalCPU/n, "cpu-s/op")
+			b.ReportMetric(fullRun.total/n, "full-s/op")
+			b.ReportMetric(fullRun.totalCPU/n, "full-cpu-s/op")
 			b.ReportMetric(float64(stats.FilesRendered), "files-rendered")
 			b.ReportMetric(float64(stats.GraphsRendered), "graphs-rendered")
+			b.ReportMetric(float64(stats.FilesWritten), "files-written")
 			b.ReportMetric(float64(stats.FilesTaken), "files-taken")
 		})
 	}
@@ -440,4 +473,16 @@ func BenchmarkIncrementalCatalog(b *testing.B) {
 		fmt.Sscan(string(avg), &load)
 		b.ReportMetric(load, "load1")
 	}
+}
+
+// benchRun is one generation's wall and CPU seconds until the new tree was
+// swapped in (writer.PhaseSwapped) and until Render returned (the tree
+// replaced removed), or their sums over runs.
+type benchRun struct{ swapped, total, swappedCPU, totalCPU float64 }
+
+func (r *benchRun) add(o benchRun) {
+	r.swapped += o.swapped
+	r.total += o.total
+	r.swappedCPU += o.swappedCPU
+	r.totalCPU += o.totalCPU
 }

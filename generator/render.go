@@ -81,6 +81,12 @@ type Stats struct {
 	// stored, carried over or linked to an identical file); FilesLinked
 	// have the content of another file of the generation.
 	FilesTaken, FilesRendered, FilesLinked int
+	// FilesWritten counts every file of the generation written with its
+	// bytes (gzip copies, index.json and the files beside the graphs
+	// included), as opposed to linked to a file of the previous
+	// generation or of this one (writer.WriteCounter; 0 for a store
+	// that does not count).
+	FilesWritten int
 	// PackagesTaken are the catalogs' packages whose inputs were
 	// unchanged and whose files were all taken over, PackagesRendered
 	// the others; CatalogFilesTaken and CatalogFilesRendered count the
@@ -220,6 +226,9 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 	}
 	if err == nil {
 		err = staging.Put(ctx, manifest.FileName, index)
+	}
+	if wc, ok := staging.(writer.WriteCounter); ok && opts.Stats != nil {
+		opts.Stats.FilesWritten = wc.FilesWritten()
 	}
 	if err == nil {
 		err = staging.Commit(ctx)

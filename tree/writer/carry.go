@@ -49,6 +49,7 @@ func (d *treeFiles) PutCarried(ctx context.Context, name string, data []byte) (b
 	if err := dir.create(base, data); err != nil {
 		return false, fmt.Errorf("output: %w", err)
 	}
+	d.written.Add(1)
 	return false, nil
 }
 

@@ -335,7 +335,19 @@ type treeFiles struct {
 	previousDir string
 	dirs        sync.Map // slash-separated relative path → *treeDir, created
 	handles     *handleBudget
+	// written counts the files written (created with their bytes), not
+	// linked.
+	written atomic.Int64
 }
+
+// WriteCounter is implemented by stagings that count the files they
+// wrote with their bytes, as opposed to those they linked (to the
+// previous generation or to another file of this one).
+type WriteCounter interface {
+	FilesWritten() int
+}
+
+func (d *treeFiles) FilesWritten() int { return int(d.written.Load()) }
 
 // handleBudget bounds the directory handles a tree keeps open: a tree can
 // hold thousands of directories (one per signed release), and descriptors
@@ -373,6 +385,7 @@ func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 	if err := dir.create(base, data); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
+	d.written.Add(1)
 	return nil
 }
 

@@ -88,7 +88,7 @@ func TestDirStoreLockAndStaleStaging(t *testing.T) {
 	}
 }
 
-func generation(t *testing.T, s Store, files map[string]string) Staging {
+func generation(t testing.TB, s Store, files map[string]string) Staging {
 	t.Helper()
 	ctx := context.Background()
 	st, err := s.Begin(ctx)
@@ -103,7 +103,7 @@ func generation(t *testing.T, s Store, files map[string]string) Staging {
 	return st
 }
 
-func commit(t *testing.T, s Store, files map[string]string) {
+func commit(t testing.TB, s Store, files map[string]string) {
 	t.Helper()
 	if err := generation(t, s, files).Commit(context.Background()); err != nil {
 		t.Fatalf("Commit: %v", err)
