@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph"
-	rt "github.com/upgraph/upgraph/internal/registrytest"
 	"github.com/upgraph/upgraph/internal/rollouttest"
 	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/site"
@@ -69,9 +68,6 @@ func offers(t *testing.T, h http.Handler, channel, id, from, to string) (bool, s
 // SOURCE_DATE_EPOCH; the cluster's graph then has the edge 4.16.1 →
 // 4.16.2, and the next wait is the next bucket's opening.
 func TestRolloutOpensByItself(t *testing.T) {
-	reg := rt.Start(t)
-	repo := reg.Host + "/ocp/release"
-	pushDemo(t, repo)
 	work := t.TempDir()
 	gd := filepath.Join(work, "graph-data")
 	rollouttest.WriteGraphData(t, gd, upgraph.DemoGraphData(), rollouttest.Start)
@@ -90,15 +86,9 @@ func TestRolloutOpensByItself(t *testing.T) {
 	}
 
 	clock := &fakeClock{now: time.Unix(rollouttest.At, 0), waits: make(chan time.Duration, 4), fire: make(chan time.Time)}
-	cfg := Config{Releases: repo, GraphData: gd, Data: filepath.Join(work, "data"), Interval: 24 * time.Hour,
-		ShrinkThreshold: 0.1, Version: "test", RolloutBuckets: n, Clock: clock}
-	h := site.NewHandler(site.Options{CacheBytes: -1})
-	defer h.Close()
-	m := NewMetrics()
-	svc, err := New(cfg, h, m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := demoConfig(t, gd, work, 24*time.Hour)
+	cfg.RolloutBuckets, cfg.Clock = n, clock
+	svc, h, m := newTestService(t, cfg)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {

@@ -58,6 +58,33 @@ func pushDemo(t *testing.T, repo string) {
 	}
 }
 
+// demoConfig pushes the demo releases to a real registry and returns the
+// Config of a service that scrapes them, with graph-data gd and its data
+// directory below work, refreshing every interval.
+func demoConfig(t *testing.T, gd, work string, interval time.Duration) Config {
+	t.Helper()
+	reg := rt.Start(t)
+	repo := reg.Host + "/ocp/release"
+	pushDemo(t, repo)
+	return Config{Releases: repo, GraphData: gd, Data: filepath.Join(work, "data"), Interval: interval,
+		ShrinkThreshold: 0.1, Version: "test"}
+}
+
+// newTestService makes a Service on cfg as upgraph service does, serving
+// through a site handler without a cache (closed at cleanup) and counting
+// in fresh metrics.
+func newTestService(t *testing.T, cfg Config) (*Service, *site.Handler, *Metrics) {
+	t.Helper()
+	h := site.NewHandler(site.Options{CacheBytes: -1})
+	t.Cleanup(func() { h.Close() })
+	m := NewMetrics()
+	svc, err := New(cfg, h, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, h, m
+}
+
 // servedGraph is the graph h answers for query (channel=…&arch=…), and
 // the answer's headers.
 type servedGraph struct {
@@ -101,26 +128,16 @@ func versions(t *testing.T, h http.Handler, channel, arch string) []string {
 // with the same inputs changes nothing, a graph-data change generates
 // again, and Loop refreshes every Interval until its context ends.
 func TestRefresh(t *testing.T) {
-	reg := rt.Start(t)
-	repo := reg.Host + "/ocp/release"
-	pushDemo(t, repo)
 	work := t.TempDir()
 	gd := filepath.Join(work, "graph-data")
 	bundletest.CopyTree(t, "../testdata/demo/graph-data", gd)
 	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
 
-	cfg := Config{Releases: repo, GraphData: gd, Data: filepath.Join(work, "data"), Interval: 20 * time.Millisecond,
-		ShrinkThreshold: 0.1, Version: "test"}
+	cfg := demoConfig(t, gd, work, 20*time.Millisecond)
 	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := site.NewHandler(site.Options{CacheBytes: -1})
-	defer h.Close()
-	m := NewMetrics()
-	svc, err := New(cfg, h, m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, h, m := newTestService(t, cfg)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 
@@ -157,12 +174,7 @@ func TestRefresh(t *testing.T) {
 
 	// A service made anew on the same data directory (a restart) finds
 	// the inputs unchanged.
-	h2 := site.NewHandler(site.Options{CacheBytes: -1})
-	defer h2.Close()
-	again, err := New(cfg, h2, NewMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
+	again, _, _ := newTestService(t, cfg)
 	if err := again.Watch(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/fbctest"
 )
 
 // BenchmarkV0PathsReplacesChain computes every entry's next/ file view
@@ -49,21 +50,7 @@ func BenchmarkV0PathsReplacesChain(b *testing.B) {
 // 1.0.(n-1), each replacing the one before.
 func replacesChain(tb testing.TB, n int) *declcfg.DeclarativeConfig {
 	tb.Helper()
-	var b strings.Builder
-	b.WriteString(`{"schema":"olm.package","name":"p","defaultChannel":"stable"}` + "\n")
-	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"p","entries":[`)
-	for i := range n {
-		if i > 0 {
-			fmt.Fprintf(&b, `,{"name":"p.v1.0.%d","replaces":"p.v1.0.%d"}`, i, i-1)
-		} else {
-			b.WriteString(`{"name":"p.v1.0.0"}`)
-		}
-	}
-	b.WriteString("]}\n")
-	for i := range n {
-		fmt.Fprintf(&b, `{"schema":"olm.bundle","name":"p.v1.0.%d","package":"p","image":"quay.io/x/p@sha256:%064d","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.%d"}}]}`+"\n", i, i, i)
-	}
-	cfg, err := declcfg.LoadReader(context.Background(), strings.NewReader(b.String()), "catalog.json")
+	cfg, err := declcfg.LoadReader(context.Background(), strings.NewReader(fbctest.ReplacesChain(n, false)), "catalog.json")
 	if err != nil {
 		tb.Fatal(err)
 	}

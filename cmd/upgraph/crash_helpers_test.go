@@ -30,20 +30,31 @@ import (
 	"github.com/upgraph/upgraph/tree/manifest"
 )
 
-// The crash tests' inputs: the real graph-data, narrowed to a few channels,
-// with synthesised releases of the minors those channels name whose update
-// edges are thinned to the three closest predecessors. That keeps a
-// generation at a few thousand files written in under a second on a small
-// machine, so that many kill points stay cheap, while the tree keeps the
-// real shape: hundreds of directories, per-version graphs shared between
-// channels (hard links), files reused from the tree being replaced.
+// The crash tests' inputs: the real graph-data, narrowed to a few channels
+// and two architectures, with synthesised releases of the minors those
+// channels name whose update edges are thinned to the three closest
+// predecessors. That keeps a generation at under two thousand files
+// written in well under a second on a small machine, so that many kill
+// points stay cheap, while the tree keeps the real shape: hundreds of
+// directories, per-version graphs shared between channels (hard links),
+// files reused from the tree being replaced. Every phase of the commit
+// protocol is reached whatever the size; a larger tree only makes each
+// kill point dearer (six channels of five architectures, ~4,300 files, and
+// more kill points made the four crash tests 700 s of a 25-minute CI run).
 //
-// generate gets six channels (~4,300 files, ~15 MB); publish two (~1,400
-// files), as the S3 server takes each object in a few milliseconds.
+// generate gets two channels (~1,600 files) that list the same versions,
+// so that their per-version graphs are shared; publish one (~650 files),
+// as the S3 server takes each object in a few milliseconds. The 4.16
+// channels list 4.14 and 4.15 releases too.
 const (
-	crashGenerateChannels = `^(stable|fast)-4\.1[4-6]$`
-	crashPublishChannels  = `^stable-4\.1[56]$`
+	crashGenerateChannels = `^(fast|eus)-4\.16$`
+	crashPublishChannels  = `^stable-4\.16$`
+	crashArches           = "amd64,s390x"
 )
+
+// crashMinors are the minors whose releases the crash tests' inputs hold:
+// those the channels above list.
+var crashMinors = []string{"4.14.", "4.15.", "4.16."}
 
 // crashGen is one of the two generations the crash tests alternate between.
 type crashGen struct {
@@ -59,9 +70,13 @@ type crashGen struct {
 }
 
 // crashInputs writes the release directories of generations A and B under
-// base/in. B differs from A in a tenth of the releases' metadata (so about
-// a third of the files change) and lacks one release in 25 (so files come
-// and go, within the shrink guard's 10 %), and has another generation time.
+// base/in, of the crashArches only. B differs from A in the metadata of a
+// tenth of the versions (so about a third of the files change) and lacks
+// one version in 25 (so files come and go, within the shrink guard's
+// 10 %), and has another generation time. The changes go by version, not
+// by release, so that they reach every architecture (by release, with
+// five architectures a version, every revision fell on ppc64le and every
+// removal on multi).
 func crashInputs(t *testing.T, base, channels string) (a, b *crashGen) {
 	t.Helper()
 	all, err := synth.FromGraphData(os.DirFS(realGraphData))
@@ -70,10 +85,9 @@ func crashInputs(t *testing.T, base, channels string) (a, b *crashGen) {
 	}
 	var rs []synth.Release
 	for _, r := range all {
-		for _, minor := range []string{"4.13.", "4.14.", "4.15.", "4.16."} {
-			if strings.HasPrefix(r.Version, minor) {
-				rs = append(rs, r)
-			}
+		if slices.ContainsFunc(crashMinors, func(m string) bool { return strings.HasPrefix(r.Version, m) }) &&
+			slices.Contains(strings.Split(crashArches, ","), r.Arch) {
+			rs = append(rs, r)
 		}
 	}
 	for i := range rs {
@@ -86,11 +100,15 @@ func crashInputs(t *testing.T, base, channels string) (a, b *crashGen) {
 		t.Fatal(err)
 	}
 	var rsB []synth.Release
-	for i, r := range rs {
-		if i%25 == 7 {
+	v, last := -1, "" // v numbers the versions, rs is sorted by version
+	for _, r := range rs {
+		if r.Version != last {
+			v, last = v+1, r.Version
+		}
+		if v%25 == 7 {
 			continue
 		}
-		if i%10 == 3 {
+		if v%10 == 3 {
 			r.Metadata = maps.Clone(r.Metadata)
 			r.Metadata[synth.MetadataURL] += "?revised"
 		}
@@ -103,11 +121,34 @@ func crashInputs(t *testing.T, base, channels string) (a, b *crashGen) {
 	return a, b
 }
 
+// checkCrashPair wants generation B to lack some of A's files and to
+// differ from A in at least a tenth of its own, so that a run from one to
+// the other writes, reuses and removes files; it returns how many of B's
+// files A does not have with the same bytes.
+func checkCrashPair(t *testing.T, a, b *crashGen) int {
+	t.Helper()
+	differ, gone := 0, 0
+	for p, sum := range b.files {
+		if a.files[p] != sum {
+			differ++
+		}
+	}
+	for p := range a.files {
+		if _, ok := b.files[p]; !ok {
+			gone++
+		}
+	}
+	if gone == 0 || differ < len(b.files)/10 {
+		t.Fatalf("generations A (%d files) and B (%d files) are too alike: %d of A's files gone, %d differ", len(a.files), len(b.files), gone, differ)
+	}
+	return differ
+}
+
 // generateArgs are the arguments of a generation of g into out.
 func (g *crashGen) generateArgs(out string) []string {
 	gd, _ := filepath.Abs(realGraphData)
 	args := []string{"generate", "--releases", "metadata:" + g.releases, "--graph-data", gd,
-		"--channel", g.channels, "--out", out}
+		"--channel", g.channels, "--arch", crashArches, "--out", out}
 	if g.sign != "" {
 		// SOURCE_DATE_EPOCH is in 2023: expiries long enough to verify now.
 		args = append(args, "--sign", g.sign, "--timestamp-expiry", "87600h", "--targets-expiry", "87600h")

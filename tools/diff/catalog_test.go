@@ -15,6 +15,7 @@ import (
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/catalog/views/viewstest"
 	"github.com/upgraph/upgraph/generator"
+	"github.com/upgraph/upgraph/internal/fbctest"
 	"github.com/upgraph/upgraph/tree/writer"
 )
 
@@ -242,26 +243,8 @@ func TestDiffCatalogs(t *testing.T) {
 // the head has the legacy olm.deprecated property.
 func chainFBC(t *testing.T, n int, prohibitHead bool) string {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString(`{"schema":"olm.package","name":"p","defaultChannel":"stable"}` + "\n")
-	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"p","entries":[`)
-	for i := range n {
-		if i > 0 {
-			fmt.Fprintf(&b, `,{"name":"p.v1.0.%d","replaces":"p.v1.0.%d"}`, i, i-1)
-		} else {
-			b.WriteString(`{"name":"p.v1.0.0"}`)
-		}
-	}
-	b.WriteString("]}\n")
-	for i := range n {
-		extra := ""
-		if prohibitHead && i == n-1 {
-			extra = `,{"type":"olm.deprecated","value":{}}`
-		}
-		fmt.Fprintf(&b, `{"schema":"olm.bundle","name":"p.v1.0.%d","package":"p","image":"quay.io/x/p@sha256:%064d","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.%d"}}%s]}`+"\n", i, i, i, extra)
-	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "catalog.json"), b.String())
+	writeFile(t, filepath.Join(dir, "catalog.json"), fbctest.ReplacesChain(n, prohibitHead))
 	return dir
 }
 
