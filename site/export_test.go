@@ -86,3 +86,10 @@ func (h *Handler) Hold() (release func()) {
 	}
 	return g.release
 }
+
+// SetFileBudget sets how many descriptors h's generations may keep open
+// together (fileBudget); call it before the first SetGeneration.
+func (h *Handler) SetFileBudget(n int) { h.sharedFiles = newFileBudget(n) }
+
+// FileBudgetLeft is how many of them are not held.
+func (h *Handler) FileBudgetLeft() int64 { return h.sharedFiles.left.Load() }
