@@ -27,6 +27,7 @@ chmod 755 "$WORK"
 PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 if [ -z "${TREE_DIR:-}" ]; then
