@@ -1,5 +1,7 @@
 package site
 
+import "strings"
+
 // Internals the black-box tests (package site_test) look at.
 
 // Negotiate is negotiate: the media type for an Accept header, "" for 406.
@@ -39,7 +41,10 @@ type FastRequest struct {
 func (h *Handler) ParseFastRequest(head []byte) (FastRequest, bool) {
 	r, ok := parseFastRequest(head)
 	route, _ := h.routeOf(r.path)
-	return FastRequest{r.head, r.path, r.rawQuery, r.accept, r.acceptPresent, r.acceptEncoding, r.ifNoneMatch, r.origin, route}, ok
+	// Copied: r's strings are views of head (fastRequest), which the
+	// caller may reuse.
+	c := strings.Clone
+	return FastRequest{r.head, c(r.path), c(r.rawQuery), c(r.accept), r.acceptPresent, c(r.acceptEncoding), c(r.ifNoneMatch), c(r.origin), route}, ok
 }
 
 // AnswerFast runs what the fast path does for one request head short of
@@ -81,3 +86,10 @@ func (h *Handler) Hold() (release func()) {
 	}
 	return g.release
 }
+
+// SetFileBudget sets how many descriptors h's generations may keep open
+// together (fileBudget); call it before the first SetGeneration.
+func (h *Handler) SetFileBudget(n int) { h.sharedFiles = newFileBudget(n) }
+
+// FileBudgetLeft is how many of them are not held.
+func (h *Handler) FileBudgetLeft() int64 { return h.sharedFiles.left.Load() }

@@ -20,7 +20,12 @@ type fastConn struct {
 	s   *Server
 	c   net.Conn
 	br  *bufio.Reader
+	w   *connWriter
 	out []byte // response head, reused
+	// bufs and bufArray hold a head and an in-memory body for one writev,
+	// without allocating a net.Buffers per answer.
+	bufs     net.Buffers
+	bufArray [2][]byte
 }
 
 func (fc *fastConn) serve() {
@@ -146,13 +151,15 @@ func (fc *fastConn) write(r *fastRequest, a *fastAnswer) error {
 		_, err := fc.c.Write(b)
 		return err
 	case a.file != nil:
-		if err := writeHead(fc.c, b); err != nil {
+		if err := fc.w.writeHead(b); err != nil {
 			return err
 		}
-		return sendFile(fc.c, a.file, a.size)
+		return fc.w.sendFile(a.file, a.size)
 	default:
-		bufs := net.Buffers{b, a.body}
-		_, err := bufs.WriteTo(fc.c)
+		fc.bufArray = [2][]byte{b, a.body}
+		fc.bufs = fc.bufArray[:]
+		_, err := fc.bufs.WriteTo(fc.c)
+		fc.bufArray = [2][]byte{} // a.body may be the cache's: not kept
 		return err
 	}
 }

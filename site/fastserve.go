@@ -148,7 +148,7 @@ func (s *Server) newConn(c net.Conn) *fastConn {
 	if s.closing.Load() {
 		return nil
 	}
-	fc := &fastConn{s: s, c: c, br: bufio.NewReaderSize(c, fastReadBuffer)}
+	fc := &fastConn{s: s, c: c, br: bufio.NewReaderSize(c, fastReadBuffer), w: newConnWriter(c)}
 	s.conns[fc] = struct{}{}
 	s.active.Add(1)
 	return fc

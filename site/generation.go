@@ -44,12 +44,15 @@ type Generation struct {
 	emptyGz bool
 
 	// slots holds each distinct content the graphs resolve to, also by
-	// digest; the fast path keeps up to maxSharedFiles of them open for
-	// the generation's life (hard-linked duplicates share one).
-	slots        []*contentSlot
-	bySHA        map[string]*contentSlot
-	sharedMu     sync.Mutex // guards nshared, sharedClosed and opening slot files
-	nshared      int
+	// digest; the fast path keeps them open for the generation's life, as
+	// many as its Handler's fileBudget allows (hard-linked duplicates
+	// share one).
+	slots    []*contentSlot
+	bySHA    map[string]*contentSlot
+	sharedMu sync.Mutex // guards nshared, sharedClosed and opening slot files
+	nshared  int
+	// budget is the serving Handler's, set before g is served.
+	budget       *fileBudget
 	sharedClosed bool
 
 	// refs counts the requests using g, plus one for whoever owns it
@@ -66,10 +69,40 @@ type Generation struct {
 	aheadLeft atomic.Int64
 }
 
-// maxSharedFiles bounds the descriptors a generation keeps open: half of
-// what the process may open (two generations overlap for a minute after
-// a swap), at most 32,768. A real-scale tree has 27,000 distinct files.
-var maxSharedFiles = sharedFileLimit()
+// fileBudget bounds the descriptors the generations a Handler serves keep
+// open between requests, together: a retired generation still answering
+// (for up to a minute after a swap) holds its share until it closes, and
+// the new one takes what is left, so the sum never passes the limit and
+// one generation alone may use all of it. Past the budget a file is opened
+// for its request and closed after it (as nginx without open_file_cache
+// does), which costs an open, a close and their allocations per answer.
+type fileBudget struct{ left atomic.Int64 }
+
+func newFileBudget(n int) *fileBudget {
+	b := &fileBudget{}
+	b.left.Store(int64(n))
+	return b
+}
+
+// take reserves one descriptor; false when none is left (or b is nil:
+// a generation no Handler serves shares none).
+func (b *fileBudget) take() bool {
+	if b == nil {
+		return false
+	}
+	if b.left.Add(-1) < 0 {
+		b.left.Add(1)
+		return false
+	}
+	return true
+}
+
+// give returns n descriptors.
+func (b *fileBudget) give(n int) {
+	if b != nil {
+		b.left.Add(int64(n))
+	}
+}
 
 type graphKey struct{ channel, arch string }
 
@@ -247,12 +280,12 @@ func (g *Generation) openShared(f *servedFile) (*os.File, func(), error) {
 	}
 	g.sharedMu.Lock()
 	defer g.sharedMu.Unlock()
-	if g.sharedClosed || g.nshared >= maxSharedFiles {
-		return file, func() { file.Close() }, nil
-	}
 	if prev := f.slot.file.Load(); prev != nil {
 		file.Close()
 		return prev, noop, nil
+	}
+	if g.sharedClosed || !g.budget.take() {
+		return file, func() { file.Close() }, nil
 	}
 	f.slot.file.Store(file)
 	g.nshared++
@@ -283,6 +316,8 @@ func (g *Generation) Close() error {
 				f.Close()
 			}
 		}
+		g.budget.give(g.nshared)
+		g.nshared = 0
 		g.sharedMu.Unlock()
 		g.closeErr = g.root.Close()
 		if g.removeSnapshot != nil {

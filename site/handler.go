@@ -74,6 +74,10 @@ type Handler struct {
 	reloadMu sync.Mutex             // serialises generation loads
 	reload   atomic.Pointer[func()] // set by Watch: check for a new generation now
 
+	// sharedFiles bounds the descriptors the generations served keep
+	// open (fileBudget).
+	sharedFiles *fileBudget
+
 	lifeMu   sync.Mutex    // guards draining and closed (lifetime.go)
 	draining []*Generation // retired, still answering requests
 	closed   bool
@@ -100,7 +104,7 @@ func NewHandler(opts Options) *Handler {
 		openapi: newContent(openAPIFor(opts.Prefixes)),
 		empty:   newContent(empty),
 		emptyGz: newContent(precompress.Gzip(empty)),
-		closing: make(chan struct{}),
+		closing: make(chan struct{}), sharedFiles: newFileBudget(sharedFileLimit()),
 	}
 }
 

@@ -66,6 +66,11 @@ func (h *Handler) SetGeneration(g *Generation) {
 	if g != nil && cur != nil {
 		g.inheritStamps(cur)
 	}
+	if g != nil {
+		g.sharedMu.Lock()
+		g.budget = h.sharedFiles // before any request can reach g
+		g.sharedMu.Unlock()
+	}
 	h.gen.Store(g)
 	if cur != nil {
 		h.draining = slices.DeleteFunc(h.draining, (*Generation).closed)

@@ -33,6 +33,7 @@ func Run(ctx context.Context, h *Handler, ln net.Listener, o RunOptions) error {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 		go http.ListenAndServe(addr, mux)
 	}
 	const readHeaderTimeout, idleTimeout = 10 * time.Second, 2 * time.Minute
