@@ -7,30 +7,14 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/fbctest"
 )
 
-// depChain is replacesChain where every bundle of p requires package
-// dep (olm.package.required, >=1.0.0), which has one bundle.
+// depChain is fbctest.ReplacesChain where every bundle of p requires
+// package dep (olm.package.required, >=1.0.0), which has one bundle.
 func depChain(tb testing.TB, n int) *Catalog {
 	tb.Helper()
-	var b strings.Builder
-	b.WriteString(`{"schema":"olm.package","name":"dep","defaultChannel":"stable"}` + "\n")
-	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"dep","entries":[{"name":"dep.v1.0.0"}]}` + "\n")
-	b.WriteString(`{"schema":"olm.bundle","name":"dep.v1.0.0","package":"dep","image":"quay.io/x/dep:1","properties":[{"type":"olm.package","value":{"packageName":"dep","version":"1.0.0"}}]}` + "\n")
-	b.WriteString(`{"schema":"olm.package","name":"p","defaultChannel":"stable"}` + "\n")
-	b.WriteString(`{"schema":"olm.channel","name":"stable","package":"p","entries":[`)
-	for i := range n {
-		if i > 0 {
-			fmt.Fprintf(&b, `,{"name":"p.v1.0.%d","replaces":"p.v1.0.%d"}`, i, i-1)
-		} else {
-			b.WriteString(`{"name":"p.v1.0.0"}`)
-		}
-	}
-	b.WriteString("]}\n")
-	for i := range n {
-		fmt.Fprintf(&b, `{"schema":"olm.bundle","name":"p.v1.0.%d","package":"p","image":"quay.io/x/p@sha256:%064d","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.%d"}},{"type":"olm.package.required","value":{"packageName":"dep","versionRange":">=1.0.0"}}]}`+"\n", i, i, i)
-	}
-	cfg, err := declcfg.LoadReader(context.Background(), strings.NewReader(b.String()), "catalog.json")
+	cfg, err := declcfg.LoadReader(context.Background(), strings.NewReader(fbctest.ReplacesChainRequiring(n, "dep")), "catalog.json")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -24,3 +24,21 @@ func TestReplacesChain(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacesChainRequiring: package dep (package, channel, bundle) comes
+// first, then the chain, every bundle of which requires dep.
+func TestReplacesChainRequiring(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(ReplacesChainRequiring(2, "dep"), "\n"), "\n")
+	want := []string{
+		`{"schema":"olm.package","name":"dep","defaultChannel":"stable"}`,
+		`{"schema":"olm.channel","name":"stable","package":"dep","entries":[{"name":"dep.v1.0.0"}]}`,
+		`{"schema":"olm.bundle","name":"dep.v1.0.0","package":"dep","image":"quay.io/x/dep:1","properties":[{"type":"olm.package","value":{"packageName":"dep","version":"1.0.0"}}]}`,
+		`{"schema":"olm.package","name":"p","defaultChannel":"stable"}`,
+		`{"schema":"olm.channel","name":"stable","package":"p","entries":[{"name":"p.v1.0.0"},{"name":"p.v1.0.1","replaces":"p.v1.0.0"}]}`,
+		`{"schema":"olm.bundle","name":"p.v1.0.0","package":"p","image":"quay.io/x/p@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.0"}},{"type":"olm.package.required","value":{"packageName":"dep","versionRange":">=1.0.0"}}]}`,
+		`{"schema":"olm.bundle","name":"p.v1.0.1","package":"p","image":"quay.io/x/p@sha256:0000000000000000000000000000000000000000000000000000000000000001","properties":[{"type":"olm.package","value":{"packageName":"p","version":"1.0.1"}},{"type":"olm.package.required","value":{"packageName":"dep","versionRange":">=1.0.0"}}]}`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -35,20 +35,9 @@ if [ -z "${TREE_DIR:-}" ]; then
   "$A" --log-level warn generate --releases "metadata:$WORK/releases" --graph-data ../shared/graph-data --out "$WORK/tree"
   TREE_DIR=$WORK/tree
 fi
-# serve.sh's request mix, from the same seed.
-python3 - "$TREE_DIR/index.json" "$URLS" > "$WORK/paths.txt" <<'PY'
-import json, random, sys
-m = json.load(open(sys.argv[1]))
-paths = []
-for g in m["graphs"]:
-    q = f"/api/upgrades_info/v1/graph?arch={g['arch']}&channel={g['channel']}&id=0f0e0d0c-0b0a-0908-0706-050403020100"
-    paths.append(q)
-    paths.append(q + "&version=9.9.9")
-    paths += [q + "&version=" + v for v in g["versions"]]
-random.seed(1)
-random.shuffle(paths)
-print("\n".join(paths[: int(sys.argv[2])]))
-PY
+# The request mix (site/bench/mix.py: every channel × arch with every
+# version, without one and with an unknown one, shuffled from a fixed seed).
+python3 site/bench/mix.py "$TREE_DIR/index.json" "$URLS" > "$WORK/paths.txt"
 
 start() { # server cpu-list nginx-workers
   case $1 in
