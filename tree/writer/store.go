@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/upgraph/upgraph/internal/dirswap"
 )
@@ -469,6 +470,9 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 	defer d.unlock()
 	defer d.previous.close()
 	d.closeDirs()
+	// Every file of the generation is written by now: once the run
+	// returns, a change to one of them gets a later time (waitClockPast).
+	defer waitClockPast(time.Now())
 	if err := ctx.Err(); err != nil {
 		return err
 	}

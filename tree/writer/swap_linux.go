@@ -3,6 +3,7 @@ package writer
 import (
 	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,3 +43,22 @@ func lock(path string) (unlock func(), err error) {
 }
 
 var errBusy = errors.New("another upgraph run is writing this output")
+
+// waitClockPast returns once the clock files take their times from is
+// past t (at most 100 ms later). Modification times come from a coarse
+// clock, one tick of which (1–10 ms) can hold both a generation's last
+// file and a change made to one of its files just after the run: a
+// regeneration, which takes a file over only if it was not modified
+// after the previous index.json (LinkPrevious), would then take the
+// changed file over. Waiting out the tick at the end of a commit gives
+// every later change a later time.
+func waitClockPast(t time.Time) {
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for {
+		var ts unix.Timespec
+		if unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts) != nil || time.Unix(ts.Unix()).After(t) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
