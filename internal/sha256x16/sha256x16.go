@@ -98,22 +98,39 @@ func (l *lane) start(i int, m []byte) {
 
 // retireAt is the number of busy lanes at or under which, once no message
 // is waiting, the remaining messages are finished one by one with
-// crypto/sha256: a block16 call costs about as much as compressing a
+// crypto/sha256: a kernel call costs about as much as compressing a
 // couple of blocks on one stream, so running it for one lane wastes time.
 const retireAt = 1
 
-func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
+// kernel is a multi-lane compression function together with its state,
+// kept in whatever layout its assembly wants (block16: word-major, one
+// ZMM register a word; block2: lane-major, a lane's H0..H7 together), so
+// that one scheduler feeds them all.
+type kernel interface {
+	// width is the number of lanes.
+	width() int
+	// reset sets lane i's state to the initial hash value.
+	reset(i int)
+	// hash is lane i's state H0..H7.
+	hash(i int) [8]uint32
+	// point sets where lane i reads its next blocks.
+	point(i int, p unsafe.Pointer)
+	// run compresses n ≥ 1 blocks on every lane.
+	run(n int)
+}
+
+// schedule computes out[i] = SHA-256(msgs[i]) with k: messages are fed
+// longest first, each lane taking the next as soon as its own is done, so
+// that lanes run out of work at about the same time; a lane with nothing
+// left reads a busy lane's blocks and its result is thrown away.
+func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel) {
 	order := make([]int, len(msgs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(msgs[b]) - len(msgs[a]) })
 
-	var (
-		ls    [lanes]lane
-		state [8][lanes]uint32
-		ptrs  [lanes]unsafe.Pointer
-	)
+	ls := make([]lane, k.width())
 	for i := range ls {
 		ls[i].msg = -1
 	}
@@ -125,9 +142,7 @@ func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
 			if l.msg < 0 && len(queued) > 0 {
 				l.start(queued[0], msgs[queued[0]])
 				queued = queued[1:]
-				for j := range state {
-					state[j][i] = iv[j]
-				}
+				k.reset(i)
 			}
 			if l.msg >= 0 {
 				busy++
@@ -142,7 +157,9 @@ func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
 			retired := 0
 			for i := range ls {
 				if l := &ls[i]; l.msg >= 0 && len(l.data) > 0 {
-					out[l.msg] = finish(&state, i, msgs[l.msg], len(msgs[l.msg])&^63-len(l.data))
+					m := msgs[l.msg]
+					h := k.hash(i)
+					out[l.msg] = finishH(&h, m, len(m)&^63-len(l.data))
 					l.msg = -1
 					retired++
 				}
@@ -159,14 +176,14 @@ func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
 		}
 		for i := range ls {
 			// An idle lane reads the blocks of a busy one, which has at
-			// least n of them; its result is thrown away.
+			// least n of them.
 			src := &ls[i]
 			if src.msg < 0 {
 				src = &ls[donor]
 			}
-			ptrs[i] = src.next()
+			k.point(i, src.next())
 		}
-		block(&state, &ptrs, n)
+		k.run(n)
 		for i := range ls {
 			l := &ls[i]
 			if l.msg < 0 {
@@ -174,8 +191,8 @@ func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
 			}
 			l.advance(n)
 			if len(l.data) == 0 && l.tailN == 0 {
-				for j := range state {
-					binary.BigEndian.PutUint32(out[l.msg][4*j:], state[j][i])
+				for j, w := range k.hash(i) {
+					binary.BigEndian.PutUint32(out[l.msg][4*j:], w)
 				}
 				l.msg = -1
 			}
@@ -183,15 +200,35 @@ func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
 	}
 }
 
-// finish completes a message in lane i with crypto/sha256, starting from
-// the lane's state after done bytes (a whole number of blocks), through
-// the documented form of crypto/sha256's marshalled state.
-func finish(state *[8][lanes]uint32, i int, m []byte, done int) [sha256.Size]byte {
-	var h [8]uint32
-	for j := range state {
-		h[j] = state[j][i]
+// lanes16 is block16 (or its Go reference) as a kernel.
+type lanes16 struct {
+	block blockFunc
+	state [8][lanes]uint32
+	ptrs  [lanes]unsafe.Pointer
+}
+
+func (k *lanes16) width() int { return lanes }
+
+func (k *lanes16) reset(i int) {
+	for j := range k.state {
+		k.state[j][i] = iv[j]
 	}
-	return finishH(&h, m, done)
+}
+
+func (k *lanes16) hash(i int) (h [8]uint32) {
+	for j := range k.state {
+		h[j] = k.state[j][i]
+	}
+	return h
+}
+
+func (k *lanes16) point(i int, p unsafe.Pointer) { k.ptrs[i] = p }
+
+func (k *lanes16) run(n int) { k.block(&k.state, &k.ptrs, n) }
+
+// sumLanes is schedule on sixteen lanes with block.
+func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
+	schedule(out, msgs, &lanes16{block: block})
 }
 
 // finishH completes m with crypto/sha256 from the state h after done
