@@ -11,7 +11,7 @@ import (
 // hasBlock2 is whether block2 may run: it needs the SHA extensions
 // (CPUID leaf 7, EBX bit 29, which x/sys/cpu does not report on x86) and
 // SSE4.1 and SSSE3 for the shuffles.
-var hasBlock2 = cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 && maxLeaf() >= 7 && leaf7EBX()&(1<<29) != 0
+var hasBlock2 = cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 && hasSHA()
 
 // block2 runs the SHA-256 compression function n ≥ 1 times on each of
 // two lanes with the SHA extensions: lane i reads n consecutive 64-byte
@@ -20,9 +20,16 @@ var hasBlock2 = cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 && maxLeaf() >= 7 && leaf7E
 //go:noescape
 func block2(state *[2][8]uint32, p0, p1 unsafe.Pointer, n int)
 
-// maxLeaf is CPUID leaf 0's EAX, the highest standard leaf.
-func maxLeaf() uint32
+// hasSHA is whether the CPU has the SHA extensions: leaf 0's EAX is the
+// highest standard leaf, leaf 7 subleaf 0's EBX the structured extended
+// features.
+func hasSHA() bool {
+	if maxLeaf, _, _, _ := cpuid(0, 0); maxLeaf < 7 {
+		return false
+	}
+	_, ebx, _, _ := cpuid(7, 0)
+	return ebx&(1<<29) != 0
+}
 
-// leaf7EBX is CPUID leaf 7 subleaf 0's EBX (structured extended
-// features).
-func leaf7EBX() uint32
+// cpuid is the CPUID instruction.
+func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)

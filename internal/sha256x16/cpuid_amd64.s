@@ -1,17 +1,12 @@
 #include "textflag.h"
 
-// func maxLeaf() uint32
-TEXT ·maxLeaf(SB), NOSPLIT, $0-4
-	MOVL $0, AX
-	MOVL $0, CX
+// func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL subleaf+4(FP), CX
 	CPUID
-	MOVL AX, ret+0(FP)
-	RET
-
-// func leaf7EBX() uint32
-TEXT ·leaf7EBX(SB), NOSPLIT, $0-4
-	MOVL $7, AX
-	MOVL $0, CX
-	CPUID
-	MOVL BX, ret+0(FP)
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
 	RET
