@@ -3,6 +3,7 @@ package precompress
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -17,38 +18,42 @@ import (
 )
 
 // BenchmarkGzip compresses samples of a tree's served files with the
-// copies' compressor and its candidates, and reports CPU time per
-// megabyte (cpu-ms/MB, the process's CPU time: the machine is shared)
-// and the compressed size in per cent of the input (size-%) and of
-// compress/gzip level 9's (vs-std-%), the compressor of the copies
-// until klauspost/compress replaced it.
+// copies' compressors (copies: GzipFile, by name) and candidates, and
+// reports CPU time per megabyte (cpu-ms/MB, the process's CPU time: the
+// machine is shared) and the compressed size in per cent of the input
+// (size-%) and of compress/gzip level 9's (vs-std-%), the compressor of
+// every copy until large graphs' went to klauspost/compress.
 //
 // BENCH_TREE names a generated tree (a real-scale one: its graph/ and
 // operators/); without it, a synthetic graph sample is used. Samples
-// are every k-th file of a class, in name order, up to about 8 MB.
+// are every k-th file of a class, in name order, up to about 8 MB:
+// per-version graphs (version), channel graphs (channel), catalog files
+// getting copies (catalog). BENCH_CHANNEL names a channel whose graphs
+// and per-version graphs, over every architecture and each content
+// once, are one more class (release): about what a new release in that
+// channel renders again, and compresses, in an incremental run.
 func BenchmarkGzip(b *testing.B) {
-	classes := benchSamples(b, os.Getenv("BENCH_TREE"))
+	classes := benchSamples(b, os.Getenv("BENCH_TREE"), os.Getenv("BENCH_CHANNEL"))
 	type compressor struct {
 		name string
-		gzip func(dst, data []byte) []byte
+		gzip func(dst []byte, name string, data []byte) []byte
 	}
-	compressors := []compressor{{"copies", func(dst, data []byte) []byte { return shared.Gzip(dst, data) }}}
+	anyName := func(c func(dst, data []byte) []byte) func([]byte, string, []byte) []byte {
+		return func(dst []byte, _ string, data []byte) []byte { return c(dst, data) }
+	}
 	std := stdCompressor(stdgzip.BestCompression)
-	compressors = append(compressors, compressor{"std-9", std})
+	compressors := []compressor{{"copies", shared.GzipFile}, {"std-9", anyName(std)}}
 	for _, level := range []int{8, 7, 6} {
-		compressors = append(compressors, compressor{fmt.Sprintf("std-%d", level), stdCompressor(level)})
+		compressors = append(compressors, compressor{fmt.Sprintf("std-%d", level), anyName(stdCompressor(level))})
 	}
-	for _, level := range []int{9, 8, 7, 6} {
-		compressors = append(compressors, compressor{fmt.Sprintf("klauspost-%d", level), kpCompressor(level)})
+	for _, level := range []int{9, 8, 7, 6, 5} {
+		compressors = append(compressors, compressor{fmt.Sprintf("klauspost-%d", level), anyName(kpCompressor(level))})
 	}
 	for _, class := range classes {
-		raw := 0
+		raw, stdSize := 0, 0
 		for _, f := range class.files {
-			raw += len(f)
-		}
-		stdSize := 0
-		for _, f := range class.files {
-			stdSize += len(std(nil, f))
+			raw += len(f.data)
+			stdSize += len(std(nil, f.data))
 		}
 		for _, c := range compressors {
 			b.Run(class.name+"/"+c.name, func(b *testing.B) {
@@ -59,7 +64,7 @@ func BenchmarkGzip(b *testing.B) {
 				for b.Loop() {
 					size = 0
 					for _, f := range class.files {
-						dst = c.gzip(dst[:0], f)
+						dst = c.gzip(dst[:0], f.name, f.data)
 						size += len(dst)
 					}
 				}
@@ -101,72 +106,97 @@ func kpCompressor(level int) func(dst, data []byte) []byte {
 	}
 }
 
+type benchFile struct {
+	name string // slash-separated, in the tree
+	data []byte
+}
+
 type benchClass struct {
 	name  string
-	files [][]byte
+	files []benchFile
 }
 
 // sampleBytes is about how much of each class a benchmark compresses.
 const sampleBytes = 8 << 20
 
-// benchSamples returns the samples of root's classes of files: channel
-// graphs (graph/<arch>/<channel>.json), per-version graphs
-// (graph/<arch>/<channel>/<version>.json) and catalog files
-// (operators/…, those that get copies); synthetic graphs without root.
-func benchSamples(b *testing.B, root string) []benchClass {
+// benchSamples returns the samples of root's classes of files (see
+// BenchmarkGzip); synthetic graphs without root.
+func benchSamples(b *testing.B, root, channel string) []benchClass {
 	b.Helper()
 	if root == "" {
-		return []benchClass{{"synthetic", syntheticGraphs(rand.New(rand.NewPCG(5, 6)), 200, 5, 400)}}
+		var c benchClass
+		for i, g := range syntheticGraphs(rand.New(rand.NewPCG(5, 6)), 200, 5, 400) {
+			c.files = append(c.files, benchFile{fmt.Sprintf("graph/amd64/stable-4.%d.json", i), g})
+		}
+		return []benchClass{{"synthetic", c.files}}
 	}
 	byClass := map[string][]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		name := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if strings.HasSuffix(name, Suffix) {
-			return nil
+		name, err := filepath.Rel(root, p)
+		if err != nil || strings.HasSuffix(name, Suffix) {
+			return err
 		}
-		switch parts := strings.Split(name, "/"); {
+		name = filepath.ToSlash(name)
+		parts := strings.Split(name, "/")
+		switch {
 		case parts[0] == "graph" && len(parts) == 3 && strings.HasSuffix(name, ".json"):
-			byClass["channel"] = append(byClass["channel"], p)
+			byClass["channel"] = append(byClass["channel"], name)
 		case parts[0] == "graph" && len(parts) == 4:
-			byClass["version"] = append(byClass["version"], p)
+			byClass["version"] = append(byClass["version"], name)
 		case parts[0] == "operators":
-			byClass["catalog"] = append(byClass["catalog"], p)
+			byClass["catalog"] = append(byClass["catalog"], name)
+		}
+		if channel != "" && parts[0] == "graph" && len(parts) >= 3 && strings.TrimSuffix(parts[2], ".json") == channel {
+			byClass["release"] = append(byClass["release"], name)
 		}
 		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
 	var classes []benchClass
-	for _, name := range []string{"version", "channel", "catalog"} {
-		paths := byClass[name]
-		slices.Sort(paths)
-		if len(paths) == 0 {
+	for _, class := range []string{"version", "channel", "catalog"} {
+		names := byClass[class]
+		if len(names) == 0 {
 			continue
 		}
+		slices.Sort(names)
 		// The class's mean size, from its first files, sets the stride.
-		mean := 0
-		probe := min(len(paths), 50)
-		for _, p := range paths[:probe] {
-			if st, err := os.Stat(p); err == nil {
+		mean, probe := 0, min(len(names), 50)
+		for _, name := range names[:probe] {
+			if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(name))); err == nil {
 				mean += int(st.Size())
 			}
 		}
-		mean = max(mean/probe, 1)
-		stride := max(len(paths)*mean/sampleBytes, 1)
-		c := benchClass{name: name}
-		for i := 0; i < len(paths); i += stride {
-			data, err := os.ReadFile(paths[i])
-			if err != nil {
-				b.Fatal(err)
+		stride := max(len(names)*max(mean/probe, 1)/sampleBytes, 1)
+		c := benchClass{name: class}
+		for i := 0; i < len(names); i += stride {
+			if data := read(names[i]); Wanted(names[i], len(data)) {
+				c.files = append(c.files, benchFile{names[i], data})
 			}
-			if name == "catalog" && !Wanted("operators/"+filepath.Base(paths[i]), len(data)) {
-				continue
+		}
+		classes = append(classes, c)
+	}
+	if names := byClass["release"]; len(names) > 0 {
+		slices.Sort(names)
+		c := benchClass{name: "release"}
+		seen := map[[sha256.Size]byte]bool{}
+		for _, name := range names {
+			data := read(name)
+			if sum := sha256.Sum256(data); !seen[sum] {
+				seen[sum] = true
+				c.files = append(c.files, benchFile{name, data})
 			}
-			c.files = append(c.files, data)
 		}
 		classes = append(classes, c)
 	}
