@@ -11,7 +11,7 @@ import (
 
 // copier makes the gzip copies of a generation (RenderOptions.Precompress).
 type copier struct {
-	gz precompress.Compressors
+	gz graphCompressors
 	// previous is the file table of the generation replaced (nil: none):
 	// a copy it lists is carried over, instead of compressed again, when
 	// its file is unchanged and it still has the digest listed.
@@ -23,6 +23,16 @@ type copier struct {
 	// (Stats.SegmentsReused, SegmentsCompressed).
 	reused, compressed atomic.Int64
 }
+
+// graphCompressors are the compressors of a generation's copies. Its
+// Gzip compresses a graph's copy (precompress.Compressors.GzipGraph):
+// the copies made elsewhere than in this file, of the empty graph and of
+// rollout buckets' graphs, are graphs'; compressCopy compresses every
+// file's with GzipFile.
+type graphCompressors struct{ precompress.Compressors }
+
+// Gzip appends the copy of a graph file, data, to dst and returns it.
+func (c *graphCompressors) Gzip(dst, data []byte) []byte { return c.GzipGraph(dst, data) }
 
 // newCopier returns the copier of a generation replacing previous (nil:
 // none, or unreadable).
@@ -70,7 +80,7 @@ func (fb *fileBatch) putWithCopy(ctx context.Context, st writer.Staging, f *tree
 // putCopy stores the gzip copy of f (data), when it gets one, recorded
 // as f.gz once finishCopies has hashed it. A file carried over from the
 // previous tree carries its copy over too when that copy is the one this
-// compressor makes of it (precompress.Matches) and still has the digest
+// compressor makes of it (precompress.MatchesFile) and still has the digest
 // the previous index.json lists: a regeneration compresses only what
 // changed. A copy written now gets its file's modification time.
 func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile, data []byte, carried bool) error {
@@ -79,7 +89,7 @@ func (fb *fileBatch) putCopy(ctx context.Context, st writer.Staging, f *treeFile
 		return nil
 	}
 	name := precompress.Name(f.name)
-	matches := precompress.Matches
+	matches := func(gz, data []byte) bool { return precompress.MatchesFile(f.name, gz, data) }
 	if f.cuts != nil {
 		// A segmented copy is carried over with its segments, when they
 		// are the parts this generation cuts the file into.
@@ -153,7 +163,7 @@ func (fb *fileBatch) compressCopy(ctx context.Context, st writer.Staging, f *tre
 			segments[i] = [2]int64{s.Size, s.Compressed}
 		}
 	} else {
-		gz = fb.gzip.gz.Gzip(dst, data)
+		gz = fb.gzip.gz.GzipFile(dst, f.name, data)
 	}
 	if n := len(fb.copies); n < len(fb.gzBufs) {
 		fb.gzBufs[n] = gz

@@ -70,10 +70,10 @@ func TestRenderPrecompress(t *testing.T) {
 		if err != nil || !bytes.Equal(got, plain) {
 			t.Errorf("%s.gz: does not decompress to %s (%v)", name, name, err)
 		}
-		if zr.Header.Name != "" || !zr.Header.ModTime.IsZero() || zr.Header.OS != 255 || zr.Header.Comment != precompress.Identity {
+		if zr.Header.Name != "" || !zr.Header.ModTime.IsZero() || zr.Header.OS != 255 || zr.Header.Comment != precompress.Comment(name, len(plain)) {
 			t.Errorf("%s.gz: header %+v", name, zr.Header)
 		}
-		if !bytes.Equal(copyBytes, precompress.Gzip(plain)) {
+		if !bytes.Equal(copyBytes, precompress.GzipFile(name, plain)) {
 			t.Errorf("%s.gz: not the deterministic copy", name)
 		}
 	}
@@ -211,7 +211,7 @@ func TestRenderCatalogCopies(t *testing.T) {
 		if err1 != nil || err2 != nil || !a.ModTime().Equal(c.ModTime()) || c.Size() != gz.Size {
 			t.Errorf("%s: copy %v %v, modification times %v and %v", name, err1, err2, a.ModTime(), c.ModTime())
 		}
-		matches := precompress.Matches
+		matches := func(gz, data []byte) bool { return precompress.MatchesFile(name, gz, data) }
 		if _, ok := m.Catalogs[0].GzipSegments[name+".gz"]; ok {
 			matches = precompress.MatchesSegmented
 		}

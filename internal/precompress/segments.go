@@ -24,9 +24,9 @@ import (
 // only.
 
 // SegmentedIdentity is the header comment of a segmented copy: the
-// compressor, its level and the segmenting, so that a copy made without
+// compressor (compress/gzip), its level and the segmenting, so that a copy made without
 // segments, or by another compressor, is never taken for one.
-var SegmentedIdentity = Identity + " segments"
+var SegmentedIdentity = gzipComment + " segments"
 
 // segmentedHeader is the first bytes of every segmented copy: header's,
 // with SegmentedIdentity as the comment.
