@@ -11,7 +11,7 @@ import (
 
 // copier makes the gzip copies of a generation (RenderOptions.Precompress).
 type copier struct {
-	gz graphCompressors
+	gz precompress.Compressors
 	// previous is the file table of the generation replaced (nil: none):
 	// a copy it lists is carried over, instead of compressed again, when
 	// its file is unchanged and it still has the digest listed.
@@ -23,16 +23,6 @@ type copier struct {
 	// (Stats.SegmentsReused, SegmentsCompressed).
 	reused, compressed atomic.Int64
 }
-
-// graphCompressors are the compressors of a generation's copies. Its
-// Gzip compresses a graph's copy (precompress.Compressors.GzipGraph):
-// the copies made elsewhere than in this file, of the empty graph and of
-// rollout buckets' graphs, are graphs'; compressCopy compresses every
-// file's with GzipFile.
-type graphCompressors struct{ precompress.Compressors }
-
-// Gzip appends the copy of a graph file, data, to dst and returns it.
-func (c *graphCompressors) Gzip(dst, data []byte) []byte { return c.GzipGraph(dst, data) }
 
 // newCopier returns the copier of a generation replacing previous (nil:
 // none, or unreadable).

@@ -272,7 +272,7 @@ func finishIndex(ctx context.Context, b *Built, served []bool, staging writer.St
 	}
 	if gz != nil {
 		// The empty graph answers unknown channels, compressed too.
-		if _, err := putFile(ctx, staging, m, precompress.Name(manifest.EmptyGraphPath), gz.gz.Gzip(nil, []byte(manifest.EmptyGraph))); err != nil {
+		if _, err := putFile(ctx, staging, m, precompress.Name(manifest.EmptyGraphPath), gz.gz.GzipFile(nil, manifest.EmptyGraphPath, []byte(manifest.EmptyGraph))); err != nil {
 			return nil, err
 		}
 	}

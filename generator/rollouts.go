@@ -188,7 +188,7 @@ func putRolloutCopy(ctx context.Context, st writer.Staging, m *manifest.Manifest
 			return nil
 		}
 	}
-	c := gz.gz.Gzip(nil, data)
+	c := gz.gz.GzipFile(nil, copyName, data)
 	if err := st.Put(ctx, name, c); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-// TestGzipLargeGraph checks a large graph's copy: klauspost/compress's,
+// TestGzipLargeGraph checks a large channel graph's copy: klauspost/compress's,
 // with the fixed header naming it, read back by Go's decoder and by the
 // gzip program, the same bytes every time (one writer reused for other
 // files, or a new one; one CPU or several, concurrently), and matched by
@@ -50,8 +50,8 @@ func TestGzipLargeGraph(t *testing.T) {
 		t.Errorf("header %+v", zr.Header)
 	}
 	gzipProgram(t, gz, data)
-	if !bytes.Equal(gz, shared.GzipGraph(nil, data)) || !bytes.Equal(gz, GzipFile("rollout/7/"+name, data)) {
-		t.Error("GzipFile and GzipGraph differ")
+	if !bytes.Equal(gz, shared.GzipFile(nil, name, data)) || !bytes.Equal(gz, GzipFile("rollout/7/"+name, data)) {
+		t.Error("a channel graph's copy differs from its bucket's or the shared pool's")
 	}
 	if std := Gzip(data); bytes.Equal(std, gz) || MatchesFile(name, std, data) || !Matches(std, data) || Matches(gz, data) {
 		t.Error("a large graph's copy and compress/gzip's are not told apart")
@@ -65,12 +65,12 @@ func TestGzipLargeGraph(t *testing.T) {
 	fresh := make([][]byte, len(large))
 	for i, g := range large {
 		var c Compressors
-		fresh[i] = c.GzipGraph(nil, g)
+		fresh[i] = c.GzipFile(nil, name, g)
 	}
 	var reused Compressors
 	for round := range 3 {
 		for i, g := range large {
-			if c := reused.GzipGraph(nil, g); !bytes.Equal(c, fresh[i]) {
+			if c := reused.GzipFile(nil, name, g); !bytes.Equal(c, fresh[i]) {
 				t.Fatalf("round %d, graph %d: a reused writer gives other bytes", round, i)
 			}
 		}
@@ -80,7 +80,7 @@ func TestGzipLargeGraph(t *testing.T) {
 		var wg sync.WaitGroup
 		out := make([][]byte, 4*len(large))
 		for i := range out {
-			wg.Go(func() { out[i] = shared.GzipGraph(nil, large[i%len(large)]) })
+			wg.Go(func() { out[i] = shared.GzipFile(nil, name, large[i%len(large)]) })
 		}
 		wg.Wait()
 		runtime.GOMAXPROCS(prev)
@@ -93,8 +93,8 @@ func TestGzipLargeGraph(t *testing.T) {
 }
 
 // TestGzipFileCompressor checks which compressor makes which copy: large
-// graphs (a bucket's too) klauspost/compress's, every other file
-// compress/gzip's.
+// channel graphs (a bucket's too) klauspost/compress's, every other file
+// (per-version graphs of any size included) compress/gzip's.
 func TestGzipFileCompressor(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -102,7 +102,8 @@ func TestGzipFileCompressor(t *testing.T) {
 		large bool
 	}{
 		{"graph/amd64/stable-4.16.json", LargeGraph, true},
-		{"graph/amd64/stable-4.16/4.16.1.json", LargeGraph + 1, true},
+		{"graph/amd64/stable-4.16/4.16.1.json", LargeGraph + 1, false},
+		{"rollout/12/graph/amd64/stable-4.16/4.16.1.json", 1 << 20, false},
 		{"rollout/12/graph/amd64/stable-4.16.json", 1 << 20, true},
 		{"graph/amd64/stable-4.16.json", LargeGraph - 1, false},
 		{"graph/empty.json", 58, false},

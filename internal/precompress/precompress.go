@@ -5,11 +5,11 @@
 // The copies are deterministic: a fixed header (no name, no modification
 // time, OS byte 255 "unknown", and a comment naming the compressor) and
 // compressors whose output depends on the input alone. compress/gzip at
-// best compression (level 9) makes every copy but a large graph's; a
-// graph of LargeGraph bytes and more is compressed by klauspost/compress
-// at level 6, which makes copies of about the same size for a quarter to
-// a tenth of the CPU time on such graphs (their repetitive JSON keeps
-// level 9's long hash chains busy; BenchmarkGzip). compress/gzip gives
+// best compression (level 9) makes every copy but a large channel
+// graph's; a channel graph of LargeGraph bytes and more is compressed by
+// klauspost/compress at level 6, whose copies of such graphs are smaller
+// in total than level 9's, for a tenth of the CPU time (their repetitive
+// JSON keeps level 9's long hash chains busy; BenchmarkGzip). compress/gzip gives
 // the same bytes for the same input, level and Go version; another Go
 // version may give other bytes (the same content), so its comment names
 // the Go version. klauspost/compress's output depends on its version
@@ -44,15 +44,15 @@ const Encoding = "gzip"
 // Level is the compression level of the copies compress/gzip makes.
 const Level = gzip.BestCompression
 
-// LargeGraph is the size from which a graph's copy is made by
+// LargeGraph is the size from which a channel graph's copy is made by
 // klauspost/compress at LargeLevel. Measured on a real-scale tree
-// (BenchmarkGzip): channel graphs' copies are 3.3 % smaller than
-// compress/gzip level 9's for a tenth of its CPU time, per-version
-// graphs' of 64 KiB and more 0.2-1.9 % larger for a quarter to a half;
-// below 64 KiB level 6 would cost up to 2.3 % more bytes for little
-// time. Over the tree's distinct graphs the copies are 0.4 % larger, the
-// median per-version copy is unchanged, and compressing the graphs a new
-// release changes takes 0.55 times the CPU.
+// (BenchmarkGzip and a file-by-file comparison): the copies of the 263
+// channel graphs of 64 KiB and more are 3.4 % smaller in total than
+// compress/gzip level 9's (13 of them up to 1.8 % larger) for a tenth of
+// its CPU time. Per-version graphs stay at level 9: level 6 makes those
+// of 64 KiB and more 0.2-1.9 % larger (for a quarter to a half of the
+// CPU), and copies are made once to be downloaded many times; below 64
+// KiB level 6 costs up to 2.3 % more bytes for little time.
 const LargeGraph = 64 << 10
 
 // LargeLevel is klauspost/compress's level for large graphs.
@@ -79,7 +79,7 @@ const largeComment = "upgraph klauspost/compress/gzip " + KlauspostVersion + " l
 // Identity names how every copy is compressed: both compressors and the
 // files each makes copies of. What a generation renders depends on it,
 // as its copies do (a regeneration's input digests include it).
-var Identity = gzipComment + "; graphs of " + strconv.Itoa(LargeGraph) + " bytes and more: " + largeComment
+var Identity = gzipComment + "; channel graphs of " + strconv.Itoa(LargeGraph) + " bytes and more: " + largeComment
 
 // header is the first bytes of every copy compress/gzip makes (RFC
 // 1952): magic, CM 8, FLG FCOMMENT, MTIME 0, XFL 2 (best compression),
@@ -126,16 +126,20 @@ func Comment(name string, size int) string {
 	return gzipComment
 }
 
-// isLargeGraph reports whether the file name of size bytes is a graph
-// whose copy klauspost/compress makes (LargeGraph).
+// isLargeGraph reports whether the file name of size bytes is a channel
+// graph whose copy klauspost/compress makes (LargeGraph).
 func isLargeGraph(name string, size int) bool {
-	return size >= LargeGraph && isGraph(name)
+	return size >= LargeGraph && isChannelGraph(name)
 }
 
-// isGraph reports whether name is a graph file: graph/… or a bucket's
-// copy of one.
-func isGraph(name string) bool {
-	return strings.HasPrefix(name, "graph/") || isRolloutGraph(name)
+// isChannelGraph reports whether name is a channel × arch graph,
+// graph/ARCH/CHANNEL.json, or a rollout bucket's copy of one; a
+// per-version graph is one directory deeper.
+func isChannelGraph(name string) bool {
+	if rest, ok := strings.CutPrefix(name, "rollout/"); ok && isRolloutGraph(name) {
+		_, name, _ = strings.Cut(rest, "/")
+	}
+	return strings.HasPrefix(name, "graph/") && strings.Count(name, "/") == 2
 }
 
 // CatalogMin is the smallest catalog file that gets a copy: catalogd's
@@ -154,7 +158,7 @@ func Wanted(name string, size int) bool {
 	switch {
 	case strings.HasSuffix(name, Suffix):
 		return false
-	case isGraph(name):
+	case strings.HasPrefix(name, "graph/"), isRolloutGraph(name):
 		return true
 	}
 	return strings.HasPrefix(name, "operators/") && size >= CatalogMin
@@ -212,13 +216,9 @@ func (c *Compressors) Gzip(dst, data []byte) []byte {
 	return append(dst, z.out.Bytes()...)
 }
 
-// GzipGraph appends the copy of a graph file, data, to dst and returns
-// it: klauspost/compress's from LargeGraph bytes, compress/gzip's below.
-// It is safe for concurrent use.
-func (c *Compressors) GzipGraph(dst, data []byte) []byte {
-	if len(data) < LargeGraph {
-		return c.Gzip(dst, data)
-	}
+// gzipLarge appends the copy of a large channel graph, data, to dst and
+// returns it: klauspost/compress's at LargeLevel.
+func (c *Compressors) gzipLarge(dst, data []byte) []byte {
 	z, _ := c.large.Get().(*largeCompressor)
 	if z == nil {
 		z = &largeCompressor{}
@@ -237,11 +237,12 @@ func (c *Compressors) GzipGraph(dst, data []byte) []byte {
 }
 
 // GzipFile appends the copy of the file name (slash-separated) of bytes
-// data to dst and returns it: GzipGraph's for a graph, Gzip's for any
-// other file. It is safe for concurrent use.
+// data to dst and returns it: klauspost/compress's for a channel graph
+// of LargeGraph bytes and more, Gzip's for any other file. It is safe
+// for concurrent use.
 func (c *Compressors) GzipFile(dst []byte, name string, data []byte) []byte {
-	if isGraph(name) {
-		return c.GzipGraph(dst, data)
+	if isLargeGraph(name, len(data)) {
+		return c.gzipLarge(dst, data)
 	}
 	return c.Gzip(dst, data)
 }
