@@ -94,6 +94,26 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				}
 				return nil
 			}
+			// A metas file of an unchanged package's blobs alone (not of
+			// a package key no package of the model has, which no digest
+			// covers) is taken over unhashed, as the package's files are.
+			if digest, ok := inputs[f.MetasPackage]; ok && reuse.packageUnchanged(c.Name, f.MetasPackage, digest) {
+				tf := &treeFile{name: f.Path}
+				linked, needCopy, err := reuse.take(ctx, tf, gz != nil)
+				if err != nil {
+					return err
+				}
+				if linked {
+					mu.Lock()
+					files = append(files, tf)
+					stats.CatalogFilesTaken++
+					mu.Unlock()
+					if needCopy {
+						return batches[w].compressCopy(ctx, st, tf, f.Data)
+					}
+					return nil
+				}
+			}
 			tf := &treeFile{name: f.Path, cuts: f.Cuts}
 			mu.Lock()
 			files = append(files, tf)
