@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	catviews "github.com/upgraph/upgraph/catalog/views"
 	"github.com/upgraph/upgraph/internal/parallel"
@@ -75,6 +76,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			return err
 		}
 		dedup.ourCopies = false
+		clear(dedup.hashed)
 		for pkg, digest := range inputs {
 			if reuse.packageUnchanged(c.Name, pkg, digest) {
 				dedup.ourCopies = true
@@ -91,6 +93,26 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 					return batches[w].compressCopy(ctx, st, tf, f.Data)
 				}
 				return nil
+			}
+			// A metas file of an unchanged package's blobs alone (not of
+			// a package key no package of the model has, which no digest
+			// covers) is taken over unhashed, as the package's files are.
+			if digest, ok := inputs[f.MetasPackage]; ok && reuse.packageUnchanged(c.Name, f.MetasPackage, digest) {
+				tf := &treeFile{name: f.Path}
+				linked, needCopy, err := reuse.take(ctx, tf, gz != nil)
+				if err != nil {
+					return err
+				}
+				if linked {
+					mu.Lock()
+					files = append(files, tf)
+					stats.CatalogFilesTaken++
+					mu.Unlock()
+					if needCopy {
+						return batches[w].compressCopy(ctx, st, tf, f.Data)
+					}
+					return nil
+				}
 			}
 			tf := &treeFile{name: f.Path, cuts: f.Cuts}
 			mu.Lock()
@@ -259,10 +281,62 @@ type catalogDedup struct {
 
 	mu     sync.Mutex
 	owners map[string]*treeFile // digest → the file put with those bytes
+	// hashed are the digests of the catalog's files by their bytes'
+	// place in memory: the metas files whose blobs are one run of
+	// all.jsonl are slices of its buffer (catalog/metas Files), and a
+	// blob's four name answers, its package's file and often the
+	// package × schema file are the same slice, hashed once. Reset for
+	// each catalog, whose buffers it keeps alive.
+	hashed map[span]string
+}
+
+// span is where a file's bytes are in memory: two files of the same span
+// have the same bytes (rendered files are not modified).
+type span struct {
+	start *byte
+	n     int
+}
+
+// hash sets the digest and size of each file of a batch (bufs its
+// bytes), hashing each span once.
+func (d *catalogDedup) hash(files []*treeFile, bufs [][]byte) {
+	spans := make([]span, len(bufs))
+	todo := make([]int, len(bufs)) // the index in unique of each file's span, -1 when hashed before
+	var unique [][]byte
+	index := map[span]int{}
+	d.mu.Lock()
+	for i, b := range bufs {
+		files[i].info.Size = int64(len(b))
+		spans[i] = span{unsafe.SliceData(b), len(b)}
+		if digest, ok := d.hashed[spans[i]]; ok {
+			files[i].info.SHA256, todo[i] = digest, -1
+			continue
+		}
+		k, ok := index[spans[i]]
+		if !ok {
+			k = len(unique)
+			index[spans[i]] = k
+			unique = append(unique, b)
+		}
+		todo[i] = k
+	}
+	d.mu.Unlock()
+	digests := manifest.SHA256s(unique)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, k := range todo {
+		if k < 0 {
+			continue
+		}
+		files[i].info.SHA256 = digests[k]
+		if spans[i].n > 0 {
+			d.hashed[spans[i]] = digests[k]
+		}
+	}
 }
 
 func newCatalogDedup(st writer.Staging, listed *previousGeneration) *catalogDedup {
-	d := &catalogDedup{st: st, owners: map[string]*treeFile{}, listed: listed}
+	d := &catalogDedup{st: st, owners: map[string]*treeFile{}, listed: listed, hashed: map[span]string{}}
 	d.links, _ = st.(writer.Linker)
 	d.reuse, _ = st.(writer.Reuser)
 	return d
@@ -273,9 +347,7 @@ func newCatalogDedup(st writer.Staging, listed *previousGeneration) *catalogDedu
 func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 	defer fb.closePending() // after an error
 	bufs := fb.bufs[:len(fb.files)]
-	for i, digest := range manifest.SHA256s(bufs) {
-		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
-	}
+	d.hash(fb.files, bufs)
 	for i, f := range fb.files {
 		if d.links != nil {
 			carried, err := d.listed.carryListed(ctx, f.name, f.info)
@@ -294,7 +366,7 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 				}
 				continue
 			}
-			if d.reuse != nil {
+			if d.reuse != nil && !d.listed.listsOther(f.name, f.info) {
 				reused, err := d.reuse.Reuse(ctx, f.name, bufs[i])
 				if err != nil {
 					return err
@@ -376,6 +448,21 @@ func (p *previousGeneration) carryListed(ctx context.Context, name string, info 
 		return false, nil
 	}
 	return p.linker.LinkPrevious(ctx, name, info.Size, p.indexTime)
+}
+
+// listsOther reports whether the previous index.json lists name with
+// other bytes than info's: then the previous file, if it is what that
+// index.json says, does not hold these bytes, and an incremental run does
+// not read it back to compare (all.jsonl, metas/schema/S.jsonl: whole
+// megabytes, which one changed bundle changes). A file changed in place
+// since is written anew, as one that differs is: the bytes are the same.
+// A full run (p nil) compares every file.
+func (p *previousGeneration) listsOther(name string, info manifest.File) bool {
+	if p == nil {
+		return false
+	}
+	prev, ok := p.files[name]
+	return ok && prev.SHA256 != info.SHA256
 }
 
 // link makes the files flush left to link, once every file is put.

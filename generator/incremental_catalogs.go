@@ -14,9 +14,10 @@ import (
 )
 
 // catalogRenderFormat names how a catalog's package files are rendered
-// from its model (catalog/views, catalog/model): part of every package's
-// input digest, like renderFormat for graphs. Change it whenever the same
-// blobs would be rendered to other bytes.
+// from its model (catalog/views, catalog/model) and its metas/package/P…
+// files from its blobs (catalog/metas): part of every package's input
+// digest, like renderFormat for graphs. Change it whenever the same blobs
+// would be rendered to other bytes.
 const catalogRenderFormat = "upgraph catalog rendering 1"
 
 // Incremental catalogs (docs/incremental.md). A package's files (its

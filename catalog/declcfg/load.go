@@ -3,6 +3,7 @@ package declcfg
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -59,6 +60,19 @@ func (e *Error) Unwrap() error { return e.Err }
 // and line. Model rules (a bundle without an olm.package property, an
 // unknown default channel, ...) are not checked here.
 func Load(ctx context.Context, fsys fs.FS, root string) (*DeclarativeConfig, error) {
+	return LoadWith(ctx, fsys, root, Options{})
+}
+
+// Options are how a load goes about it; the blobs loaded do not depend
+// on them.
+type Options struct {
+	// Cache, if set, keeps each file's blobs by the digest of its bytes
+	// across loads, so that a file decoded before is not decoded again.
+	Cache *FileCache
+}
+
+// LoadWith is Load with opts.
+func LoadWith(ctx context.Context, fsys fs.FS, root string, opts Options) (*DeclarativeConfig, error) {
 	if fsys == nil {
 		return nil, errors.New("no file-based catalog file system")
 	}
@@ -73,7 +87,7 @@ func Load(ctx context.Context, fsys fs.FS, root string) (*DeclarativeConfig, err
 	if err != nil {
 		return nil, err
 	}
-	return loadFiles(ctx, files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+	return loadFiles(ctx, files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, opts)
 }
 
 // LoadFS is Load of the whole of fsys.
@@ -84,7 +98,12 @@ func LoadFS(ctx context.Context, fsys fs.FS) (*DeclarativeConfig, error) {
 // LoadFile reads a single catalog file (a JSON stream or YAML documents)
 // of fsys; positions name the file as name.
 func LoadFile(ctx context.Context, fsys fs.FS, name string) (*DeclarativeConfig, error) {
-	return loadFiles(ctx, []string{name}, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+	return LoadFileWith(ctx, fsys, name, Options{})
+}
+
+// LoadFileWith is LoadFile with opts.
+func LoadFileWith(ctx context.Context, fsys fs.FS, name string, opts Options) (*DeclarativeConfig, error) {
+	return loadFiles(ctx, []string{name}, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, opts)
 }
 
 // LoadReader reads a single catalog file from r; positions name it name.
@@ -93,7 +112,7 @@ func LoadReader(ctx context.Context, r io.Reader, name string) (*DeclarativeConf
 	if err != nil {
 		return nil, &Error{Pos: Position{File: name}, Err: err}
 	}
-	return loadFiles(ctx, []string{name}, func(string) ([]byte, error) { return data, nil })
+	return loadFiles(ctx, []string{name}, func(string) ([]byte, error) { return data, nil }, Options{})
 }
 
 // catalogFiles lists the files to read, in walk order.
@@ -125,7 +144,7 @@ type fileResult struct {
 
 // loadFiles decodes files (read by read) in parallel, then the blobs of
 // known schemas in parallel, and assembles them in order.
-func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, error)) (*DeclarativeConfig, error) {
+func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, error), opts Options) (*DeclarativeConfig, error) {
 	results := make([]fileResult, len(files))
 	workers := min(runtime.GOMAXPROCS(0), len(files))
 	var next atomic.Int64
@@ -139,7 +158,7 @@ func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, e
 				if i >= len(files) || ctx.Err() != nil {
 					return
 				}
-				results[i] = decodeOne(files[i], read, a, &c)
+				results[i] = decodeOne(files[i], read, a, &c, opts.Cache)
 			}
 		})
 	}
@@ -219,15 +238,27 @@ func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, e
 	return cfg, nil
 }
 
-// decodeOne reads and splits one file.
-func decodeOne(name string, read func(string) ([]byte, error), a *arena, c *canonicalizer) fileResult {
+// decodeOne reads and splits one file, or reads its blobs back from
+// cache (nil for none).
+func decodeOne(name string, read func(string) ([]byte, error), a *arena, c *canonicalizer, cache *FileCache) fileResult {
 	data, err := read(name)
 	if err != nil {
 		return fileResult{err: &Error{Pos: Position{File: name}, Err: err, off: -1}}
 	}
+	var sum [sha256.Size]byte
+	if cache != nil {
+		sum = sha256.Sum256(data)
+		if r, ok := cache.get(name, sum); ok {
+			return r
+		}
+	}
 	d := fileDecoder{file: name, data: data, c: c, arena: a}
 	derr := d.decode()
-	return fileResult{metas: d.metas, offs: d.offs, err: derr}
+	r := fileResult{metas: d.metas, offs: d.offs, err: derr}
+	if cache != nil && derr == nil {
+		cache.put(sum, r)
+	}
+	return r
 }
 
 // decodeTyped decodes a blob of a known schema, as operator-registry's

@@ -57,6 +57,12 @@ type File struct {
 	// Cuts are where the file's segments start, the first aside (see
 	// Segments): nil for a file kept whole.
 	Cuts []int
+	// Package is P for a file of metas/package/P/… (and
+	// metas/package/P.jsonl) whose blobs all belong to P (its blobs of
+	// schema olm.package are named P, the others have package P): its
+	// bytes are a function of P's blobs in load order alone, whatever
+	// the other packages hold. "" for every other file.
+	Package string
 }
 
 // Segments. all.jsonl and metas/schema/S.jsonl hold the blobs of every
@@ -313,7 +319,7 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 		if !ok {
 			g = len(named)
 			nameID[k] = g
-			named = append(named, group{path: k.file()})
+			named = append(named, group{path: k.file(), pkg: k.pkg})
 		}
 		named[g].lines = append(named[g].lines, int32(i))
 	}
@@ -353,12 +359,12 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 	groups := make([]group, 0, 1+len(schemas)+len(packages)*(1+len(schemas))+len(named))
 	groups = append(groups, group{path: EmptyFile})
 	for s, schema := range schemas {
-		groups = append(groups, group{SchemaFile(schema), bySchema[s]})
+		groups = append(groups, group{path: SchemaFile(schema), lines: bySchema[s]})
 	}
 	split := make([][]int32, len(schemas))
 	for p, pkg := range packages {
 		lines := byPackage[p]
-		groups = append(groups, group{PackageFile(pkg), lines})
+		groups = append(groups, group{PackageFile(pkg), lines, pkg})
 		for s := range split {
 			split[s] = split[s][:0]
 		}
@@ -367,7 +373,7 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 			split[s] = append(split[s], i)
 		}
 		for s, schema := range schemas {
-			groups = append(groups, group{PackageSchemaFile(pkg, schema), slices.Clone(split[s])})
+			groups = append(groups, group{PackageSchemaFile(pkg, schema), slices.Clone(split[s]), pkg})
 		}
 	}
 	groups = append(groups, named...)
@@ -387,7 +393,7 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 	}
 	buf := make([]byte, 0, copied)
 	files := make([]File, 0, 1+len(groups))
-	files = append(files, File{AllFile, all, segmentCuts(metas, offs, nil, true)})
+	files = append(files, File{Path: AllFile, Data: all, Cuts: segmentCuts(metas, offs, nil, true)})
 	for gi, g := range groups {
 		var data []byte
 		switch {
@@ -407,7 +413,14 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 		if gi >= 1 && gi <= len(schemas) { // metas/schema/S.jsonl
 			cuts = segmentCuts(metas, offs, g.lines, false)
 		}
-		files = append(files, File{g.path, data, cuts})
+		pkg := g.pkg
+		for _, i := range g.lines {
+			if blobPackage(&metas[i]) != pkg {
+				pkg = "" // an olm.package blob with a package key: its package is another's
+				break
+			}
+		}
+		files = append(files, File{Path: g.path, Data: data, Cuts: cuts, Package: pkg})
 	}
 	slices.SortFunc(files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	return files
@@ -418,6 +431,8 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 type group struct {
 	path  string
 	lines []int32
+	// pkg is the package key of a metas/package/P… file.
+	pkg string
 }
 
 // nameKey is a query with name=: its schema and package may be empty.

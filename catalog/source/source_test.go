@@ -104,3 +104,67 @@ func TestParseUnreadablePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodedCache: with a CacheDir, dir: and file: sources keep each
+// file's blobs by the digest of its bytes, and a load after a change
+// reads the unchanged files' blobs back and decodes the changed one:
+// the same blobs, with positions, as a load without a cache.
+func TestDecodedCache(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(root, "configs", rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/catalog.yaml", "schema: olm.package\nname: a\n---\nschema: olm.bundle\npackage: a\nname: a.v1\nimage: quay.io/a:v1\n")
+	write("b/catalog.json", `{"schema":"olm.package","name":"b"}`)
+	cacheDir := t.TempDir()
+	entries := func() int {
+		n := 0
+		for _, p := range treeFiles(t, cacheDir) {
+			if strings.HasPrefix(p, "decoded-") {
+				n++
+			}
+		}
+		return n
+	}
+	for step, change := range []string{"", "quay.io/a:v2", "quay.io/a:v1"} {
+		if change != "" {
+			write("a/catalog.yaml", "schema: olm.package\nname: a\n---\nschema: olm.bundle\npackage: a\nname: a.v1\nimage: "+change+"\n")
+		}
+		for _, spec := range []string{"dir:" + filepath.Join(root, "configs"), "file:" + filepath.Join(root, "configs", "a", "catalog.yaml")} {
+			plain, err := Parse(spec, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := plain.Load(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cached, err := Parse(spec, Options{CacheDir: cacheDir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := cached.Load(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameMetas(t, spec, got, want)
+			for i := range got.Metas {
+				if got.Metas[i].Pos != want.Metas[i].Pos {
+					t.Errorf("%s: meta %d at %+v, want %+v", spec, i, got.Metas[i].Pos, want.Metas[i].Pos)
+				}
+			}
+		}
+		// One entry per file content met: a's first bytes and b's, then
+		// a's second bytes; going back to the first adds none.
+		if n, want := entries(), []int{2, 3, 3}[step]; n != want {
+			t.Errorf("step %d: %d entries in the cache, want %d", step, n, want)
+		}
+	}
+}

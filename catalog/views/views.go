@@ -300,6 +300,10 @@ type File struct {
 	// Cuts are where its gzip copy's segments start (catalog/metas
 	// Segments), nil for a copy of one stream.
 	Cuts []int
+	// MetasPackage is P for a metas file made of P's blobs alone
+	// (catalog/metas File.Package): its bytes depend on nothing else. ""
+	// for every other file.
+	MetasPackage string
 }
 
 // Render renders every file of the catalog on up to workers goroutines
@@ -320,24 +324,24 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		workers = runtime.GOMAXPROCS(0)
 	}
 	dir := Dir(c.Name)
-	type task func(ctx context.Context, out func(rel string, data []byte, cuts []int) error) error
+	type task func(ctx context.Context, out func(f File) error) error
 	// The blobs first, the largest task, so that the others fill in
 	// beside it.
 	tasks := []task{
-		func(ctx context.Context, out func(string, []byte, []int) error) error {
+		func(ctx context.Context, out func(File) error) error {
 			for _, f := range metasFiles(c.Config) {
-				if err := out(f.Path, f.Data, f.Cuts); err != nil {
+				if err := out(f); err != nil {
 					return err
 				}
 			}
 			return nil
 		},
-		func(ctx context.Context, out func(string, []byte, []int) error) error {
+		func(ctx context.Context, out func(File) error) error {
 			data, err := marshal(c.Summary())
 			if err != nil {
 				return err
 			}
-			return out(SummaryFile, data, nil)
+			return out(File{Path: SummaryFile, Data: data})
 		},
 	}
 	v0 := c.v0Set()
@@ -346,20 +350,20 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 			continue
 		}
 		set := c.v1Set(p.Name)
-		tasks = append(tasks, func(ctx context.Context, out func(string, []byte, []int) error) error {
+		tasks = append(tasks, func(ctx context.Context, out func(File) error) error {
 			data, err := marshal(p.Graph())
 			if err != nil {
 				return err
 			}
-			return out(PackageGraphPath(p.Name), data, nil)
+			return out(File{Path: PackageGraphPath(p.Name), Data: data})
 		})
 		for _, ch := range p.Channels {
-			tasks = append(tasks, func(ctx context.Context, out func(string, []byte, []int) error) error {
+			tasks = append(tasks, func(ctx context.Context, out func(File) error) error {
 				data, err := marshal(ch.Graph())
 				if err != nil {
 					return err
 				}
-				if err := out(ChannelGraphPath(p.Name, ch.Name), data, nil); err != nil {
+				if err := out(File{Path: ChannelGraphPath(p.Name, ch.Name), Data: data}); err != nil {
 					return err
 				}
 				paths := ch.V0Paths() // each hop's pick once, not once per path through it
@@ -372,7 +376,7 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 					if err != nil {
 						return err
 					}
-					if err := out(NextPath(p.Name, ch.Name, e.Name), data, nil); err != nil {
+					if err := out(File{Path: NextPath(p.Name, ch.Name, e.Name), Data: data}); err != nil {
 						return err
 					}
 				}
@@ -381,11 +385,12 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		}
 	}
 	return parallel.Run(ctx, workers, len(tasks), func(ctx context.Context, w, i int) error {
-		return tasks[i](ctx, func(rel string, data []byte, cuts []int) error {
-			if err := checkPath(rel); err != nil {
+		return tasks[i](ctx, func(f File) error {
+			if err := checkPath(f.Path); err != nil {
 				return fmt.Errorf("catalog %s: %w", c.Name, err)
 			}
-			return emit(ctx, w, File{Path: dir + rel, Data: data, Cuts: cuts})
+			f.Path = dir + f.Path
+			return emit(ctx, w, f)
 		})
 	})
 }

@@ -16,7 +16,7 @@ import (
 // scrapeFlags configure registry: and oci: release sources.
 func scrapeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "cache", Usage: "cache directory, keyed by manifest digest: release scrapes, and catalog images under DIR/catalogs (default: the user cache dir)"},
+		&cli.StringFlag{Name: "cache", Usage: "cache directory, keyed by manifest digest: release scrapes, and catalog images under DIR/catalogs (with each catalog file's decoded blobs, by its bytes' digest) (default: the user cache dir)"},
 		&cli.BoolFlag{Name: "no-cache", Usage: "read every image again and keep nothing"},
 		&cli.BoolFlag{Name: "skip-broken", Usage: "go on without the tags that still fail after retries (each is listed) instead of failing"},
 		&cli.StringFlag{Name: "ca-file", Usage: "PEM bundle of extra trusted registry CAs"},

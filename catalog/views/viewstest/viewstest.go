@@ -15,7 +15,14 @@ import (
 // --catalog-valid-only.
 func Load(tb testing.TB, name, spec string, validOnly bool) *catviews.Catalog {
 	tb.Helper()
-	src, err := source.Parse(spec, source.Options{})
+	return LoadWith(tb, name, spec, validOnly, source.Options{})
+}
+
+// LoadWith is Load with the source made with opts (a CacheDir keeps the
+// decoded files across loads, as generate's catalog cache does).
+func LoadWith(tb testing.TB, name, spec string, validOnly bool, opts source.Options) *catviews.Catalog {
+	tb.Helper()
+	src, err := source.Parse(spec, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
