@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // FileCache keeps what decoding each catalog file gave (its blobs' keys,
@@ -25,13 +27,26 @@ import (
 //
 // Entries are immutable, written to a temporary file beside them and
 // renamed into place, so concurrent loads and a killed one leave either
-// no entry or a whole one. Nothing removes them: like the catalog images
-// of catalog/source's cache, the directory grows with every file content
-// ever decoded (one entry, about the file's size in compact JSON, per
-// content).
+// no entry or a whole one (one entry, about the file's size in compact
+// JSON, per content).
+//
+// The cache is bounded (filecache_prune.go): an entry's modification
+// time is when it was last used (written, or read back: a read refreshes
+// it when it is more than refreshAfter old, so that a load does not write
+// a time per file), and a load at most once every pruneEvery removes the
+// entries not used for Retention, then the least recently used beyond
+// MaxBytes, and the temporary files of killed runs. A catalog regenerated
+// on a schedule thus keeps the entries of the files it reads and loses
+// those of the contents that changed, a week later by default.
 type FileCache struct {
 	// Dir holds the entries, under Dir/<decodedFormat>/.
 	Dir string
+	// Retention is how long an entry no load used is kept
+	// (DefaultRetention when 0).
+	Retention time.Duration
+	// MaxBytes caps the entries' total size: beyond it the least recently
+	// used are removed (DefaultMaxBytes when 0).
+	MaxBytes int64
 }
 
 // decodedFormat versions the entries: the layout below and what decoding
@@ -51,8 +66,14 @@ func (c *FileCache) path(sum [sha256.Size]byte) string {
 
 // get returns the blobs of the file name whose bytes hash to sum, as
 // decodeOne would make them, or false.
+//
+// An entry removed meanwhile (by another run's pruning) is a miss. One
+// used for the first time in refreshAfter gets the time of this use, so
+// that pruning keeps it; a cache that cannot be written (read-only, or
+// the entry just removed) costs only the entry's removal later.
 func (c *FileCache) get(name string, sum [sha256.Size]byte) (fileResult, bool) {
-	data, err := os.ReadFile(c.path(sum))
+	p := c.path(sum)
+	data, mod, err := readEntry(p)
 	if err != nil {
 		return fileResult{}, false
 	}
@@ -60,7 +81,34 @@ func (c *FileCache) get(name string, sum [sha256.Size]byte) (fileResult, bool) {
 	if err != nil {
 		return fileResult{}, false
 	}
+	if now := time.Now(); now.Sub(mod) > refreshAfter || mod.After(now.Add(refreshAfter)) {
+		os.Chtimes(p, time.Time{}, now) // the access time is left as it is
+	}
 	return r, true
+}
+
+// readEntry reads the file p and returns its modification time, from the
+// same open file.
+func readEntry(p string) ([]byte, time.Time, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > math.MaxInt32 {
+		return nil, time.Time{}, errBadEntry
+	}
+	// An entry is never written in place, so its size is its stat's;
+	// should it not be, the checksum makes it a miss.
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, time.Time{}, err
+	}
+	return data, st.ModTime(), nil
 }
 
 // put records r, the blobs of a file whose bytes hash to sum, replacing

@@ -77,17 +77,23 @@ func TestFileCache(t *testing.T) {
 
 func countEntries(t *testing.T, c *FileCache) int { return len(entryPaths(t, c)) }
 
+// entryPaths are the entries pruning lists: every file the cache wrote,
+// the pruning marker and temporary files aside.
 func entryPaths(t *testing.T, c *FileCache) []string {
 	t.Helper()
 	var out []string
 	err := filepath.WalkDir(filepath.Join(c.Dir, decodedFormat), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && !d.IsDir() && d.Name() != pruneMarker {
 			out = append(out, p)
 		}
 		return err
 	})
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
+	}
+	entries, _ := listCacheFiles(c.Dir)
+	if len(entries) != len(out) {
+		t.Errorf("pruning lists %d entries of %d files", len(entries), len(out))
 	}
 	return out
 }

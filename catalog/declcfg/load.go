@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode"
 
 	"sigs.k8s.io/yaml"
@@ -165,6 +166,10 @@ func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, e
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if opts.Cache != nil {
+		// Every entry this load used has its time: pruning keeps them.
+		opts.Cache.maybePrune(time.Now())
 	}
 
 	// Decode the known schemas, all blobs in parallel.
