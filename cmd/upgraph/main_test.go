@@ -28,9 +28,34 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
+	// The commands tests run keep release scrapes and catalogs in the
+	// user cache directory unless told otherwise: keep them in a
+	// temporary one, not the real one (its entries would outlive the
+	// tests, and a warm cache would hide work the tests mean to do). Go
+	// commands keep their build cache where it was.
+	if err := testCacheDir(dir); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// testCacheDir points XDG_CACHE_HOME (what os.UserCacheDir gives on
+// Linux and the BSDs) at a new directory under dir, with GOCACHE set to
+// the build cache in use so that go commands run by tests do not start
+// cold.
+func testCacheDir(dir string) error {
+	if os.Getenv("GOCACHE") == "" {
+		if user, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(user, "go-build")) // go's own default
+		}
+	}
+	cache := filepath.Join(dir, "cache")
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		return err
+	}
+	return os.Setenv("XDG_CACHE_HOME", cache)
 }
 
 // run executes upgraph in dir with extra environment and returns stdout,
