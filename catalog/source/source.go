@@ -81,7 +81,10 @@ type Options struct {
 	// ("" keeps nothing: the catalog is extracted to a temporary directory),
 	// and what decoding each catalog file of any source gave, by the
 	// digest of its bytes (declcfg.FileCache), so that a catalog loaded
-	// again after a change decodes only the files that changed.
+	// again after a change decodes only the files that changed. Loads
+	// remove the decoded files' entries no load used for a week (and the
+	// least recently used beyond declcfg.DefaultMaxBytes); images' are
+	// kept.
 	CacheDir string
 	Logger   *slog.Logger
 }
