@@ -17,10 +17,10 @@ import (
 const (
 	// DefaultRetention keeps what a weekly regeneration reads.
 	DefaultRetention = 7 * 24 * time.Hour
-	// DefaultMaxBytes holds several catalogs of the size of the shared
-	// one (14 MB of YAML and JSON, 9 MB of entries) many times over; a
-	// scheduled regeneration writes an entry per changed file, about
-	// the file's size.
+	// DefaultMaxBytes holds the entries of a catalog the size of the
+	// shared one (14 MB of files, 33 entries of 12.5 MB) eighty times
+	// over; a scheduled regeneration writes an entry per changed file,
+	// about the file's size.
 	DefaultMaxBytes = 1 << 30
 
 	// refreshAfter is how stale an entry's time may get before a read

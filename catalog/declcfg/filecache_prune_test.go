@@ -324,3 +324,29 @@ func TestFileCacheMaybePrune(t *testing.T) {
 		t.Error("a load did not prune")
 	}
 }
+
+// BenchmarkFileCachePrune: pruning a cache of 10,000 entries, all kept
+// (the listing every pruning pays).
+func BenchmarkFileCachePrune(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 10000 {
+		h := sha256.Sum256([]byte{byte(i), byte(i >> 8)})
+		name := hex.EncodeToString(h[:])
+		p := filepath.Join(dir, decodedFormat, name[:2], name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := &FileCache{Dir: dir}
+	now := time.Now()
+	start := cpuTime()
+	for b.Loop() {
+		if n := c.prune(now); n != (pruned{}) {
+			b.Fatalf("pruned %+v", n)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
