@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -354,7 +355,7 @@ const spareSupported = true
 // ownedHere reports whether st, the spare's Lstat, is a directory this
 // user owns on the file system of parent, the output's directory.
 func ownedHere(st os.FileInfo, parent string) bool {
-	sys, ok := st.Sys().(*unix.Stat_t)
+	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !ok || !st.IsDir() || sys.Uid != uint32(os.Getuid()) {
 		return false
 	}
