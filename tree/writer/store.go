@@ -308,7 +308,7 @@ func (s DirStore) takeSpare(prefix, tmp string, trash []string) (*spareTree, []s
 		}
 		return trash
 	}
-	if s.NoSpare || !st.Mode().IsDir() {
+	if s.NoSpare || !spareSupported || !st.Mode().IsDir() {
 		return nil, toTrash(name)
 	}
 	if !ownedHere(st, filepath.Dir(prefix)) {
