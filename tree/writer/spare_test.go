@@ -4,11 +4,13 @@ package writer
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -370,5 +372,87 @@ func TestSpareAbort(t *testing.T) {
 	checkTree(t, dir, spareB)
 	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("beside the output after an abort: %v", got)
+	}
+}
+
+// TestSpareConcurrent: names of the spare are settled from many
+// goroutines at once (files of the same directories taken over, put and
+// linked in parallel, as the generator does), and the tree is still a
+// fresh run's; run with -race.
+func TestSpareConcurrent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := DirStore{Dir: dir}
+	gen := func(round int) spareGen {
+		g := spareGen{files: map[string]string{MarkerFile: fmt.Sprintf(`{"generator":"upgraph","round":%d}`, round)}, dups: map[string]string{}}
+		for i := range 400 {
+			name := fmt.Sprintf("graph/d%d/f%d.json", i%8, i)
+			data := fmt.Sprintf("file %d", i)
+			if i%5 == round%5 {
+				data += fmt.Sprintf(" changed in round %d", round)
+			}
+			g.files[name] = data
+			if i%4 == 0 {
+				g.dups[fmt.Sprintf("graph/d%d/dup%d.json", (i+1)%8, i)] = name
+			}
+		}
+		return g
+	}
+	for round := range 5 {
+		g := gen(round)
+		ctx := context.Background()
+		var notAfter time.Time
+		if st, err := os.Lstat(filepath.Join(dir, MarkerFile)); err == nil {
+			notAfter = st.ModTime()
+		}
+		staging, err := s.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := staging.(*dirStaging)
+		names := slices.Sorted(maps.Keys(g.files))
+		var wg sync.WaitGroup
+		errs := make(chan error, len(names)+len(g.dups))
+		for w := range 8 {
+			wg.Go(func() {
+				for i := w; i < len(names); i += 8 {
+					name := names[i]
+					if name == MarkerFile {
+						continue
+					}
+					data := g.files[name]
+					if ok, err := st.LinkPrevious(ctx, name, int64(len(data)), notAfter); err != nil || ok {
+						errs <- err
+						continue
+					}
+					errs <- st.Put(ctx, name, []byte(data))
+				}
+			})
+		}
+		wg.Wait()
+		dups := slices.Sorted(maps.Keys(g.dups))
+		for w := range 8 {
+			wg.Go(func() {
+				for i := w; i < len(dups); i += 8 {
+					errs <- st.Link(ctx, g.dups[dups[i]], dups[i])
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Put(ctx, MarkerFile, []byte(g.files[MarkerFile])); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkTree(t, dir, g)
+		if round >= 2 && st.counts.kept.Load() == 0 {
+			t.Errorf("round %d kept nothing from the spare", round)
+		}
 	}
 }
