@@ -121,6 +121,12 @@ func (t *spareTree) readDir(rootFd int, root, rel string, buf []byte) (*spareDir
 	if err := unix.Fstat(fd, &st); err != nil || st.Dev != t.dev {
 		return nil, nil, fmt.Errorf("spare %s: not on the spare's device (%v)", p, err)
 	}
+	// Its names are unlinked as the generation goes: a directory that
+	// is not this user's to change (made read-only since) would fail
+	// the run half-way, rather than the spare now.
+	if st.Uid != uint32(os.Getuid()) || st.Mode&0o300 != 0o300 {
+		return nil, nil, fmt.Errorf("spare %s: not a directory this user may change (mode %o, owner %d)", p, st.Mode&0o777, st.Uid)
+	}
 	d := &spareDir{path: p, dev: t.dev, files: map[string]uint64{}, subdirs: map[string]bool{}, inos: map[string]uint64{}}
 	var subdirs []string
 	for {

@@ -456,3 +456,31 @@ func TestSpareConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSpareReadOnlyDirectory: a directory of the spare its user may not
+// change (made read-only since) fails the spare, not the run: the run
+// starts from an empty staging tree.
+func TestSpareReadOnlyDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := DirStore{Dir: dir}
+	runSpare(t, s, spareA)
+	runSpare(t, s, spareB)
+	ro := filepath.Join(SpareName(dir), "graph", "amd64")
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Wherever it went (the trash, left when it cannot be removed).
+		_ = filepath.WalkDir(filepath.Dir(dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+	})
+	r := runSpare(t, s, spareB)
+	checkTree(t, dir, spareB)
+	if r.kept != 0 {
+		t.Errorf("kept %d names from a spare with a read-only directory", r.kept)
+	}
+}
