@@ -351,12 +351,39 @@ func checkStep(t *testing.T, base, inc string, step int, log []string,
 	if d := diffTrees(readTree(t, inc), fullFiles); d != "" {
 		t.Fatalf("step %d, after %s: the incremental tree differs from a full run's:\n%s", step, strings.Join(log, "; "), d)
 	}
+	// Name for name, directories too: what the spare (the staging tree
+	// the run started from) held and the generation did not is gone.
+	if got, want := readDirs(t, inc), readDirs(t, full); !slices.Equal(got, want) {
+		t.Fatalf("step %d, after %s: the incremental tree's directories differ from a full run's:\n%v\nwant\n%v", step, strings.Join(log, "; "), got, want)
+	}
 	if lastFull != nil {
+		// A generation was replaced: it is kept as the next run's spare,
+		// so the following steps are made over it.
+		if st, err := os.Lstat(writer.SpareName(inc)); err != nil || !st.IsDir() {
+			t.Fatalf("step %d: no spare beside the output after a swap: %v", step, err)
+		}
 		if d := same(t, lastFull, fullFiles); d != "" {
 			t.Fatalf("step %d, after %s: %s", step, strings.Join(log, "; "), d)
 		}
 	}
 	return fullFiles, true
+}
+
+// readDirs lists the directories below dir, sorted.
+func readDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // sameInputsSameFiles checks that every graph of two trees with the same

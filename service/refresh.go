@@ -329,7 +329,7 @@ func (r *Service) generate(ctx context.Context, in serviceInputs, g *graph.Graph
 		return "", false, err
 	}
 	m, err := generator.Render(ctx, built, generator.RenderOptions{
-		Store: writer.DirStore{Dir: out}, GeneratedAt: at, Workers: r.cfg.Workers, Logger: r.log,
+		Store: writer.DirStore{Dir: out, NoSpare: r.cfg.NoSpare}, GeneratedAt: at, Workers: r.cfg.Workers, Logger: r.log,
 		Check: checkNext, Catalogs: cats, Sign: signer, Precompress: true, Rollouts: plan,
 	})
 	if err != nil {

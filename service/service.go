@@ -60,8 +60,11 @@ type Config struct {
 	// generation (generate's --rollout-buckets; rollout.CheckBuckets); 0
 	// is rollout.DefaultBuckets.
 	RolloutBuckets int
-	SkipBroken     bool          // go on without tags that still fail after retries
-	ScrapeTimeout  time.Duration // deadline of one refresh's scrape; 0: none
+	SkipBroken     bool // go on without tags that still fail after retries
+	// NoSpare removes the generation a refresh replaces instead of
+	// keeping it beside the tree for the next one (writer.DirStore).
+	NoSpare       bool
+	ScrapeTimeout time.Duration // deadline of one refresh's scrape; 0: none
 	// The shrink guard (package guard): the fraction of the served
 	// generation that may disappear, Force to replace it anyway,
 	// AllowEmpty to write an empty generation.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/upgraph/upgraph/site"
 	"github.com/upgraph/upgraph/tree/manifest"
+	"github.com/upgraph/upgraph/tree/writer"
 )
 
 // A synthetic tree for the soak test: two architectures, four channels
@@ -326,8 +327,9 @@ func TestServeSoak(t *testing.T) {
 	checkOnlyTree(t, parent, dir)
 }
 
-// checkOnlyTree: after shutdown, parent holds the tree and the writer's
-// lock file, the disk they use is the tree's own, and the process keeps
+// checkOnlyTree: after shutdown, parent holds the tree, the writer's
+// lock file and spare (the generation replaced, kept for the next one),
+// the disk they use is theirs, and the process keeps
 // no descriptor of a file under parent (an unlinked file still open
 // would hold its blocks).
 func checkOnlyTree(t *testing.T, parent, dir string) {
@@ -337,12 +339,12 @@ func checkOnlyTree(t *testing.T, parent, dir string) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Name() != filepath.Base(dir) && e.Name() != "."+filepath.Base(dir)+".upgraph-lock" {
+		if e.Name() != filepath.Base(dir) && e.Name() != "."+filepath.Base(dir)+".upgraph-lock" && e.Name() != filepath.Base(writer.SpareName(dir)) {
 			t.Errorf("left beside the tree: %s", e.Name())
 		}
 	}
-	if all, tree := diskUse(t, parent), diskUse(t, dir); all != tree {
-		t.Errorf("%d bytes of disk under %s, the tree's own are %d", all, parent, tree)
+	if all, tree := diskUse(t, parent), diskUse(t, dir, writer.SpareName(dir)); all != tree {
+		t.Errorf("%d bytes of disk under %s, the tree's and the spare's own are %d", all, parent, tree)
 	}
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
@@ -355,10 +357,24 @@ func checkOnlyTree(t *testing.T, parent, dir string) {
 	}
 }
 
-// diskUse is the disk the files under root take, each inode once.
-func diskUse(t *testing.T, root string) int64 {
+// diskUse is the disk the files under roots take, each inode once.
+func diskUse(t *testing.T, roots ...string) int64 {
 	t.Helper()
 	seen := map[uint64]bool{}
+	var total int64
+	for _, root := range roots {
+		if _, err := os.Lstat(root); os.IsNotExist(err) {
+			continue
+		}
+		total += diskUseOf(t, root, seen)
+	}
+	return total
+}
+
+// diskUseOf is diskUse of root, counting no inode of seen (and adding
+// those it counts).
+func diskUseOf(t *testing.T, root string, seen map[uint64]bool) int64 {
+	t.Helper()
 	var total int64
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

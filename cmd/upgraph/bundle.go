@@ -25,6 +25,7 @@ func mirrorTreeCommand() *cli.Command {
 			&cli.StringFlag{Name: "from", Required: true, Usage: "a tree or a graph endpoint (see the description)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a tree directory"},
 			&cli.StringFlag{Name: "bundle", Usage: "write a .tar.gz bundle (and BUNDLE.sha256)"},
+			&cli.BoolFlag{Name: "no-spare", Usage: "with --out: remove the generation replaced instead of keeping it beside the directory as the next run's spare (docs/incremental.md)"},
 			&cli.StringFlag{Name: "channel", Usage: "only channels matching this regular expression"},
 			&cli.StringSliceFlag{Name: "arch", Usage: "only these architectures (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "payload-mirror", Usage: "SRC=DST: pull payloads under repository prefix SRC from DST (repeatable)"},
@@ -46,7 +47,7 @@ func runMirrorTree(c *cli.Context, log *slog.Logger) error {
 		From: c.String("from"), Out: c.String("out"), Bundle: c.String("bundle"),
 		Arches: cliflag.List(c, "arch"), EndpointChannels: cliflag.List(c, "channels"),
 		Catalogs: cliflag.List(c, "catalog"), Packages: cliflag.List(c, "package"),
-		Workers: c.Int("workers"), Logger: log,
+		Workers: c.Int("workers"), NoSpare: c.Bool("no-spare"), Logger: log,
 	}
 	if err := opts.SetFlags(airgap.Flags{
 		Viewer: c.Bool("viewer"), NoViewer: c.Bool("no-viewer"), Precompress: c.Bool("precompress"), NoPrecompress: c.Bool("no-precompress"),

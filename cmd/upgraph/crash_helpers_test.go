@@ -392,8 +392,9 @@ func diffPaths[V comparable](a, b map[string]V, gone, changed, added string) []s
 
 // outputSibling matches what a generation of DIR "out" may keep beside it:
 // the lock, a staging tree (or the previous tree after the swap), its
-// rename-swap fallback name, and trash being removed.
-var outputSibling = regexp.MustCompile(`^\.out\.upgraph-(lock|[0-9a-f]{12}(\.old)?|trash-[0-9a-f]{12})$`)
+// rename-swap fallback name, trash being removed, and the spare (the
+// generation replaced, kept for the next run).
+var outputSibling = regexp.MustCompile(`^\.out\.upgraph-(lock|spare|[0-9a-f]{12}(\.old)?|trash-[0-9a-f]{12})$`)
 
 // publishEnv is the environment of `upgraph publish` runs against srv: its
 // credentials, and nothing of the developer's AWS configuration or proxies.

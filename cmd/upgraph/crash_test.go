@@ -125,7 +125,7 @@ func crashGenerate(t *testing.T, signed bool) {
 		entries, _ := os.ReadDir(work)
 		var names []string
 		for _, e := range entries {
-			if e.Name() != "out" && e.Name() != ".out.upgraph-lock" {
+			if e.Name() != "out" && e.Name() != ".out.upgraph-lock" && e.Name() != ".out.upgraph-spare" {
 				names = append(names, e.Name())
 			}
 		}

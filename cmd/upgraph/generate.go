@@ -38,6 +38,7 @@ func generateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-viewer", Usage: "leave the static viewer (index.html, viewer/) out of the tree"},
 			&cli.BoolFlag{Name: "no-precompress", Usage: "leave out the gzip copy (FILE.gz, deterministic, best compression) written beside every graph file and every catalog file of 1 KiB and more, from which serve, nginx and CDNs answer clients that accept gzip; without them, such clients get the plain file"},
 			&cli.BoolFlag{Name: "full", Usage: "render every graph, even those whose inputs DIR's generation lists unchanged (by default their files are taken over from DIR: docs/incremental.md)"},
+			&cli.BoolFlag{Name: "no-spare", Usage: "remove the generation replaced instead of keeping it beside DIR as .DIR.upgraph-spare, from which the next run takes the files it shares with DIR without linking them again (docs/incremental.md); the spare costs the space of the files that changed between the last two generations"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping and of rendering and writing; 0: 16 tags at a time when scraping, 2 × CPUs for rendering and writing"},
 			&cli.StringSliceFlag{Name: "catalog", Usage: "an operator catalog to publish under operators/NAME/, as NAME=SOURCE (repeatable; NAME a DNS-1123 label): SOURCE is " + catalogSourceSyntax},
 			catalogSetFlag("operator catalogs with their priorities: a YAML or JSON file of catalogs {name, source, priority} (docs/operators.md, schema/cli/catalog-set.schema.json); each is published as --catalog NAME=SOURCE is"),
@@ -135,7 +136,7 @@ func runGenerate(c *cli.Context) error {
 		return err
 	}
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
-		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log)},
+		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log), NoSpare: c.Bool("no-spare")},
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
 		Check: check, Catalogs: cats, Sign: signer, Precompress: !c.Bool("no-precompress"), Rollouts: plan,
 		Full: c.Bool("full"),

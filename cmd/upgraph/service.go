@@ -79,6 +79,7 @@ rollouts.nextChange) even if no input changed, without waiting for
 			&cli.StringFlag{Name: "ca-file", Usage: "PEM bundle of extra trusted registry CAs"},
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk plain HTTP to the registry (loopback registries already are)"},
 			&cli.BoolFlag{Name: "skip-broken", Usage: "go on without the tags that still fail after retries (each is logged) instead of failing the refresh"},
+			&cli.BoolFlag{Name: "no-spare", Usage: "remove the generation a refresh replaces instead of keeping it beside the tree as the next refresh's spare (docs/incremental.md)"},
 			&cli.IntFlag{Name: "workers", Usage: "concurrency of scraping and of rendering and writing; 0: 16 tags at a time, 2 × CPUs for rendering"},
 			rolloutBucketsFlag(),
 			&cli.DurationFlag{Name: "scrape-timeout", Value: 5 * time.Minute, Usage: "deadline for one refresh's scrape (upstream's scrape_timeout_secs: 300); 0: none"},
@@ -105,7 +106,7 @@ func serviceFlags(c *cli.Context) (*serviceConfig, error) {
 		Force: c.Bool("force"), AllowEmpty: c.Bool("allow-empty"),
 		ValidOnly: c.Bool("catalog-valid-only"), Platform: c.String("catalog-platform"), ScrapeTimeout: c.Duration("scrape-timeout"),
 		Registry:    registry.Options{CAFile: c.String("ca-file"), PlainHTTP: c.Bool("plain-http")},
-		PayloadRepo: c.String("payload-repo"), Workers: c.Int("workers"), SkipBroken: c.Bool("skip-broken"), RolloutBuckets: c.Int("rollout-buckets"),
+		PayloadRepo: c.String("payload-repo"), Workers: c.Int("workers"), SkipBroken: c.Bool("skip-broken"), NoSpare: c.Bool("no-spare"), RolloutBuckets: c.Int("rollout-buckets"),
 		Version: version,
 	}, Serving: service.Serving{Listen: c.String("listen")}}
 	if c.NArg() > 0 {

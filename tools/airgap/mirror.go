@@ -71,6 +71,8 @@ type Options struct {
 	Sign func(index []byte, m *manifest.Manifest) (map[string][]byte, error)
 	// Trace is the tree output's writer.DirStore.Trace.
 	Trace func(writer.Phase)
+	// NoSpare is the tree output's writer.DirStore.NoSpare.
+	NoSpare bool
 	// Tree configures how a source tree is reached (package tree).
 	Tree   tree.Options
 	Logger *slog.Logger
@@ -170,7 +172,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 		return err
 	}
 	if opts.Out != "" {
-		if err := render(writer.DirStore{Dir: opts.Out, Trace: opts.Trace}); err != nil {
+		if err := render(writer.DirStore{Dir: opts.Out, Trace: opts.Trace, NoSpare: opts.NoSpare}); err != nil {
 			return nil, err
 		}
 		return res, nil

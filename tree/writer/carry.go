@@ -1,9 +1,6 @@
 package writer
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // Carrier is implemented by stagings that carry files over from the
 // generation they replace and can say so: a gzip copy is carried over
@@ -46,11 +43,7 @@ func (d *treeFiles) PutCarried(ctx context.Context, name string, data []byte) (b
 	if d.previous != nil && d.previous.reuse(dir, base, data) {
 		return true, nil
 	}
-	if err := dir.create(base, data); err != nil {
-		return false, fmt.Errorf("output: %w", err)
-	}
-	d.written.Add(1)
-	return false, nil
+	return false, d.create(dir, base, data)
 }
 
 func (d *treeFiles) OpenPrevious(ctx context.Context, name string, buf []byte) (*PreviousFile, bool, error) {

@@ -16,6 +16,10 @@ type treeDir struct {
 	rel  string // slash-separated, relative to the tree, "" or ending in '/'
 	path string
 	fd   int // O_PATH, or -1: reached by path
+	// spare is the spare's directory this one is (nil: a new directory,
+	// or no spare): its names are settled before any is put.
+	spare  *spareDir
+	counts *linkCounts
 }
 
 // dirHandleLimit is the number of directory handles a tree may keep open:
@@ -91,6 +95,7 @@ func link(src *treeDir, srcBase string, dst *treeDir, base string) error {
 	if err := linkat(oldDir, oldName, newDir, newName, 0); err != nil {
 		return &os.LinkError{Op: "link", Old: filepath.Join(src.path, srcBase), New: filepath.Join(dst.path, base), Err: err}
 	}
+	dst.counts.addLinked()
 	return nil
 }
 

@@ -9,8 +9,10 @@ import (
 
 // treeDir is a directory of a tree being written.
 type treeDir struct {
-	rel  string // slash-separated, relative to the tree, "" or ending in '/'
-	path string
+	rel    string // slash-separated, relative to the tree, "" or ending in '/'
+	path   string
+	spare  *spareDir
+	counts *linkCounts
 }
 
 func dirHandleLimit() int64 { return 0 }
@@ -34,5 +36,9 @@ func (d *treeDir) create(base string, data []byte) error {
 
 // link makes dst/base another name for src/srcBase.
 func link(src *treeDir, srcBase string, dst *treeDir, base string) error {
-	return os.Link(filepath.Join(src.path, srcBase), filepath.Join(dst.path, base))
+	if err := os.Link(filepath.Join(src.path, srcBase), filepath.Join(dst.path, base)); err != nil {
+		return err
+	}
+	dst.counts.addLinked()
+	return nil
 }

@@ -32,6 +32,9 @@ func (t *previousTree) linkSized(dst *treeDir, base string, size int64, notAfter
 	if fstatat(dir, name, &st) != nil || !sizedRegular(&st, size, notAfter) {
 		return false
 	}
+	if kept, err := dst.settle(base, spareIno(dst, &st)); kept || err != nil {
+		return kept
+	}
 	newDir, newName := dst.at(base)
 	if linkat(dir, name, newDir, newName, 0) != nil {
 		return false
@@ -42,7 +45,18 @@ func (t *previousTree) linkSized(dst *treeDir, base string, size int64, notAfter
 		_ = unix.Unlinkat(newDir, newName, 0)
 		return false
 	}
+	dst.counts.addLinked()
+	dst.record(base, got.Ino)
 	return true
+}
+
+// spareIno is the inode number the spare's file of dst must have to be
+// the previous tree's file st: 0 (none) when st is on another device.
+func spareIno(dst *treeDir, st *unix.Stat_t) uint64 {
+	if dst.spare == nil || st.Dev != dst.spare.dev {
+		return 0
+	}
+	return st.Ino
 }
 
 // linkSizedOpen is linkSized through a descriptor of the file, opened
@@ -57,7 +71,7 @@ func (t *previousTree) linkSizedOpen(dst *treeDir, base string, size int64, notA
 	if unix.Fstat(fd, &st) != nil || !sizedRegular(&st, size, notAfter) {
 		return false
 	}
-	return t.linkInto(fd, dst, base)
+	return t.linkInto(fd, &st, dst, base)
 }
 
 // sizedRegular reports whether st is a regular file of size bytes

@@ -116,7 +116,7 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != int64(len(data)) || !holds(fd, data) {
 		return false
 	}
-	return t.linkInto(fd, dst, base)
+	return t.linkInto(fd, &st, dst, base)
 }
 
 // previousFile is a file of the previous tree opened by open, to be
@@ -124,6 +124,7 @@ func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool {
 type previousFile struct {
 	t    *previousTree
 	fd   int // -1 once closed
+	st   unix.Stat_t
 	dst  *treeDir
 	base string
 }
@@ -146,12 +147,12 @@ func (t *previousTree) open(dst *treeDir, base string, buf []byte) (previousFile
 		unix.Close(fd)
 		return previousFile{fd: -1}, nil, false
 	}
-	return previousFile{t: t, fd: fd, dst: dst, base: base}, data, true
+	return previousFile{t: t, fd: fd, st: st, dst: dst, base: base}, data, true
 }
 
 // link links the file read into the new tree.
 func (f *previousFile) link() bool {
-	return f.fd >= 0 && f.t.linkInto(f.fd, f.dst, f.base)
+	return f.fd >= 0 && f.t.linkInto(f.fd, &f.st, f.dst, f.base)
 }
 
 func (f *previousFile) close() {
@@ -201,23 +202,35 @@ func (t *previousTree) openFile(dst *treeDir, base string) (int, bool) {
 	return fd, err == nil
 }
 
-// linkInto links the file open as fd into dst as base.
-func (t *previousTree) linkInto(fd int, dst *treeDir, base string) bool {
+// linkInto links the file open as fd, st its fstat, into dst as base: a
+// name of the spare that is already that inode is kept as it is.
+func (t *previousTree) linkInto(fd int, st *unix.Stat_t, dst *treeDir, base string) bool {
+	if kept, err := dst.settle(base, spareIno(dst, st)); kept || err != nil {
+		return kept
+	}
 	// The inode compared is the one linked: through its descriptor, not a
 	// second lookup of the name, which another process could have changed.
 	newDir, newName := dst.at(base)
+	linked := false
 	if !t.procLinks.Load() {
 		err := linkat(fd, "", newDir, newName, unix.AT_EMPTY_PATH)
-		if err == nil {
-			return true
-		}
-		if err != unix.ENOENT && err != unix.EPERM && err != unix.EINVAL {
+		linked = err == nil
+		if !linked && err != unix.ENOENT && err != unix.EPERM && err != unix.EINVAL {
 			return false
 		}
-		t.procLinks.Store(true)
+		if !linked {
+			t.procLinks.Store(true)
+		}
 	}
-	proc := "/proc/self/fd/" + strconv.Itoa(fd)
-	return linkat(unix.AT_FDCWD, proc, newDir, newName, unix.AT_SYMLINK_FOLLOW) == nil
+	if !linked {
+		proc := "/proc/self/fd/" + strconv.Itoa(fd)
+		linked = linkat(unix.AT_FDCWD, proc, newDir, newName, unix.AT_SYMLINK_FOLLOW) == nil
+	}
+	if linked {
+		dst.counts.addLinked()
+		dst.record(base, st.Ino)
+	}
+	return linked
 }
 
 var compareBuffers = sync.Pool{New: func() any { return new([]byte) }}

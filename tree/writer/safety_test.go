@@ -44,11 +44,11 @@ func TestDirStoreThroughSymlink(t *testing.T) {
 		t.Fatalf("target after a generation through the link:\n%v\nwant\n%v", got, gen2)
 	}
 	// Nothing is left beside the link; the staging tree went beside the
-	// target, and is gone.
+	// target, and the replaced generation is the spare there.
 	if got := siblings(t, link); !slices.Equal(got, []string{"served", "trees"}) {
 		t.Errorf("beside the link: %v", got)
 	}
-	if got := siblings(t, target); !slices.Equal(got, []string{"current"}) {
+	if got := siblings(t, target); !slices.Equal(got, []string{".current.upgraph-spare", "current"}) {
 		t.Errorf("beside the target: %v", got)
 	}
 	// A dangling link is refused, naming it.

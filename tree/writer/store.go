@@ -49,8 +49,19 @@ type Staging interface {
 // pointing at the served tree keeps working. Dir must be new, empty, or
 // hold a generation (its index.json): anything else is somebody's data,
 // and is refused rather than replaced.
+//
+// After a swap the generation replaced is kept beside the output as the
+// spare (SpareName), which the next run takes as its staging tree: the
+// files the generations share are then already in place, and neither
+// linked again nor removed (see spareTree). NoSpare removes it instead.
 type DirStore struct {
 	Dir string
+	// NoSpare removes the replaced generation after the swap, and any
+	// spare an earlier run kept, instead of keeping it for the next run.
+	// The spare costs the disk space of the files that differ between
+	// the last two generations (the others are links to the served
+	// tree's) and one directory beside the output.
+	NoSpare bool
 	// Trace, when set, is called at each step of a generation's life
 	// (the Phase constants), for logs and for the crash tests, which
 	// stop the process at each one.
@@ -67,9 +78,10 @@ const (
 	PhaseFlushing Phase = "flushing"
 	// PhaseSwapping: flushed; the swap with the output comes next.
 	PhaseSwapping Phase = "swapping"
-	// PhaseSwapped: the new tree is in place; the old one is being removed.
+	// PhaseSwapped: the new tree is in place; the old one is being kept
+	// as the spare, or removed.
 	PhaseSwapped Phase = "swapped"
-	// PhaseDone: the old tree is removed.
+	// PhaseDone: the old tree is the spare, or removed.
 	PhaseDone Phase = "done"
 )
 
@@ -252,14 +264,64 @@ func (s DirStore) Begin(ctx context.Context) (Staging, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := prefix + hex.EncodeToString(rnd[:])
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		removeAll(trash)
-		unlock()
-		return nil, fmt.Errorf("output: %w", err)
+	spare, trash := s.takeSpare(prefix, tmp, trash)
+	if spare == nil {
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			removeAll(trash)
+			unlock()
+			return nil, fmt.Errorf("output: %w", err)
+		}
 	}
 	s.trace(PhaseStaged)
-	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), previousDir: dir, handles: newHandleBudget()},
-		store: s, final: dir, tmp: tmp, unlock: unlock, trash: trash}, nil
+	return &dirStaging{treeFiles: treeFiles{root: tmp, previous: openPrevious(dir), previousDir: dir, handles: newHandleBudget(), spare: spare},
+		store: s, final: dir, tmp: tmp, spareName: prefix + spareSuffix, unlock: unlock, trash: trash}, nil
+}
+
+// spareSuffix ends the spare's name, after the output's prefix: it
+// matches neither moveAside's staging names (hexadecimal) nor its trash.
+const spareSuffix = "spare"
+
+// SpareName is the spare a DirStore for the output dir (as Resolve
+// returns it) keeps beside it.
+func SpareName(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".upgraph-"+spareSuffix)
+}
+
+// takeSpare renames the spare, if one may be used, to tmp, the run's
+// staging tree, and reads it; it returns nil when the staging tree is to
+// be made empty. Only a directory this user owns, on the output's file
+// system, is used: anything else under the spare's name (a symbolic link,
+// a file) is moved to the trash, never followed, as is the spare when
+// the store keeps none, or one that cannot be read.
+func (s DirStore) takeSpare(prefix, tmp string, trash []string) (*spareTree, []string) {
+	name := prefix + spareSuffix
+	st, err := os.Lstat(name)
+	if err != nil {
+		return nil, trash
+	}
+	toTrash := func(p string) []string {
+		var rnd [6]byte
+		_, _ = rand.Read(rnd[:])
+		t := prefix + "trash-" + hex.EncodeToString(rnd[:])
+		if os.Rename(p, t) == nil {
+			return append(trash, t)
+		}
+		return trash
+	}
+	if s.NoSpare || !spareSupported || !st.Mode().IsDir() {
+		return nil, toTrash(name)
+	}
+	if !ownedHere(st, filepath.Dir(prefix)) {
+		return nil, trash // somebody else's: left alone
+	}
+	if os.Rename(name, tmp) != nil {
+		return nil, trash
+	}
+	spare, err := readSpare(tmp)
+	if err != nil {
+		return nil, toTrash(tmp)
+	}
+	return spare, trash
 }
 
 // moveAside renames the staging directories of killed runs to trash
@@ -292,7 +354,9 @@ type dirStaging struct {
 	treeFiles
 	store      DirStore
 	final, tmp string
-	unlock     func()
+	// spareName is where the replaced generation is kept.
+	spareName string
+	unlock    func()
 	// trash holds killed runs' staging trees, removed after the swap.
 	trash []string
 }
@@ -334,8 +398,13 @@ type treeFiles struct {
 	previous *previousTree
 	// previousDir is where previous was opened.
 	previousDir string
-	dirs        sync.Map // slash-separated relative path → *treeDir, created
-	handles     *handleBudget
+	// spare, when set, is what root held when the generation began (the
+	// spare): its names are settled as they are put, and those left
+	// removed at Commit.
+	spare   *spareTree
+	counts  linkCounts
+	dirs    sync.Map // slash-separated relative path → *treeDir, created
+	handles *handleBudget
 	// written counts the files written (created with their bytes), not
 	// linked.
 	written atomic.Int64
@@ -349,6 +418,28 @@ type WriteCounter interface {
 }
 
 func (d *treeFiles) FilesWritten() int { return int(d.written.Load()) }
+
+// linkCounts counts a tree's names by how they were made.
+type linkCounts struct {
+	// linked: hard links made (from the previous generation, or to a
+	// file of this one).
+	linked atomic.Int64
+	// kept: names of the spare kept as they were, the inode wanted.
+	kept atomic.Int64
+}
+
+// addLinked and addKept count on c, when there is one.
+func (c *linkCounts) addLinked() {
+	if c != nil {
+		c.linked.Add(1)
+	}
+}
+
+func (c *linkCounts) addKept() {
+	if c != nil {
+		c.kept.Add(1)
+	}
+}
 
 // handleBudget bounds the directory handles a tree keeps open: a tree can
 // hold thousands of directories (one per signed release), and descriptors
@@ -381,11 +472,21 @@ func (d *treeFiles) Put(ctx context.Context, name string, data []byte) error {
 	if d.previous != nil && d.previous.reuse(dir, base, data) {
 		return nil
 	}
-	// A new file only (O_EXCL): a name already in the tree may be a link
-	// to a file of the previous tree, which must not be written through.
+	return d.create(dir, base, data)
+}
+
+// create writes base in dir anew: whatever the spare held under the name
+// is removed first, and the file is created new (O_EXCL), so that no
+// file of the previous tree or of the spare (a hard link to the served
+// tree's file, or to serve's snapshots') is written through.
+func (d *treeFiles) create(dir *treeDir, base string, data []byte) error {
+	if _, err := dir.settle(base, 0); err != nil {
+		return err
+	}
 	if err := dir.create(base, data); err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
+	dir.record(base, 0)
 	d.written.Add(1)
 	return nil
 }
@@ -400,6 +501,9 @@ func (d *treeFiles) Link(ctx context.Context, existing, name string) error {
 	}
 	dst, base, err := d.dir(ctx, name)
 	if err != nil {
+		return err
+	}
+	if kept, err := keepLink(src, srcBase, dst, base); kept || err != nil {
 		return err
 	}
 	if err := link(src, srcBase, dst, base); err != nil {
@@ -426,11 +530,19 @@ func (d *treeFiles) dir(ctx context.Context, name string) (*treeDir, string, err
 	if td, ok := d.dirs.Load(rel); ok {
 		return td.(*treeDir), base, nil
 	}
+	var spare *spareDir
+	if d.spare != nil {
+		var err error
+		if spare, err = d.spare.claimDir(rel); err != nil {
+			return nil, "", fmt.Errorf("output: %w", err)
+		}
+	}
 	p := filepath.Join(d.root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		return nil, "", fmt.Errorf("output: %w", err)
 	}
 	td := openTreeDir(rel, p, d.handles)
+	td.spare, td.counts = spare, &d.counts
 	if prev, loaded := d.dirs.LoadOrStore(rel, td); loaded {
 		td.close()
 		td = prev.(*treeDir)
@@ -476,6 +588,12 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if d.spare != nil {
+		// What the spare held that this generation does not.
+		if err := d.spare.clean(); err != nil {
+			return fmt.Errorf("output: clearing the spare in %s: %w", d.tmp, err)
+		}
+	}
 	d.store.trace(PhaseFlushing)
 	if err := dirswap.SyncFS(d.tmp); err != nil {
 		return fmt.Errorf("output: flushing %s: %w", d.tmp, err)
@@ -495,8 +613,15 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 		return fmt.Errorf("output: swapping in %s: %w", d.final, err)
 	}
 	d.store.trace(PhaseSwapped)
-	// tmp now holds the previous generation.
-	err := removeTree(d.tmp)
+	// tmp now holds the previous generation: the next run's spare, or
+	// removed. The spare's name is free (taken at Begin, or moved to the
+	// trash) unless somebody else's is there, which is left alone.
+	var err error
+	if d.store.NoSpare || !spareSupported {
+		err = removeTree(d.tmp)
+	} else if _, lerr := os.Lstat(d.spareName); !errors.Is(lerr, fs.ErrNotExist) || os.Rename(d.tmp, d.spareName) != nil {
+		err = removeTree(d.tmp)
+	}
 	removeAll(d.trash)
 	d.trash = nil
 	d.store.trace(PhaseDone)

@@ -156,14 +156,26 @@ func TestDirStoreCommit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "graph", "arm64")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("directory of the old generation survived: %v", err)
 	}
-	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
-		t.Errorf("parent holds %v after the swap, want only out", got)
+	// The replaced generation is kept beside it as the spare, whole.
+	if got := siblings(t, dir); !slices.Equal(got, []string{".out.upgraph-spare", "out"}) {
+		t.Errorf("parent holds %v after the swap, want the spare and out", got)
+	}
+	if got := files(t, snapshot(t, SpareName(dir))); !maps.Equal(got, gen1) {
+		t.Errorf("spare after the second commit: %v, want %v", got, gen1)
 	}
 
-	// An empty generation is a valid (empty) tree.
+	// An empty generation is a valid (empty) tree, made in the spare.
 	commit(t, s, nil)
 	if got := snapshot(t, dir); len(got) != 0 {
 		t.Errorf("after an empty commit: %v", got)
+	}
+	// Without a spare, nothing is left beside the output.
+	commit(t, DirStore{Dir: dir, NoSpare: true}, gen1)
+	if got := files(t, snapshot(t, dir)); !maps.Equal(got, gen1) {
+		t.Fatalf("after a commit without the spare: %v, want %v", got, gen1)
+	}
+	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("parent holds %v after a commit without the spare, want only out", got)
 	}
 }
 
