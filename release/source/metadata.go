@@ -144,8 +144,9 @@ func (c versionCache) parse(s string) (version.Version, error) {
 
 func parseMetadataDocument(name string, data []byte, versions versionCache) (r graph.Release, keep bool, err error) {
 	var doc MetadataDocument
-	if !decodeMetadataFast(data, &doc) {
-		doc = MetadataDocument{}
+	lists, fast := decodeMetadataFast(data, &doc, versions)
+	if !fast {
+		doc, lists = MetadataDocument{}, parsedLists{}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		if err := dec.Decode(&doc); err != nil {
 			return r, false, fmt.Errorf("%s: %w", name, graph.JSONPosition(data, err))
@@ -154,12 +155,24 @@ func parseMetadataDocument(name string, data []byte, versions versionCache) (r g
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s: %s", name, fieldLine(data, field), field, fmt.Sprintf(format, args...))
 	}
-	return doc.release(name, fail, versions)
+	// doc's metadata map was made here: the release can have it.
+	return doc.release(name, fail, versions, releaseInput{lists: lists, ownMetadata: true})
+}
+
+// releaseInput is what release may take from its document's decoding
+// instead of remaking it.
+type releaseInput struct {
+	// lists holds previous and next already parsed; a nil list is parsed
+	// by release.
+	lists parsedLists
+	// ownMetadata lets the release have the document's metadata map
+	// rather than a copy.
+	ownMetadata bool
 }
 
 // release validates the document and turns it into a release; fail
 // formats an error about one field.
-func (doc *MetadataDocument) release(name string, fail func(field, format string, args ...any) error, versions versionCache) (r graph.Release, keep bool, err error) {
+func (doc *MetadataDocument) release(name string, fail func(field, format string, args ...any) error, versions versionCache, in releaseInput) (r graph.Release, keep bool, err error) {
 	if doc.Kind != MetadataKind {
 		return r, false, fail("kind", "want %q, got %q", MetadataKind, doc.Kind)
 	}
@@ -173,9 +186,14 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 	if doc.Payload == "" {
 		return r, false, fail("payload", "missing payload pull spec")
 	}
-	r = graph.Release{Version: v.WithBuild(doc.Arch), Payload: doc.Payload, Origin: name, Metadata: map[string]string{}}
-	for k, val := range doc.Metadata {
-		r.Metadata[k] = val
+	// keep is decided before the metadata map can change below.
+	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
+	r = graph.Release{Version: v.WithBuild(doc.Arch), Payload: doc.Payload, Origin: name, Metadata: doc.Metadata}
+	if !in.ownMetadata || r.Metadata == nil {
+		r.Metadata = make(map[string]string, len(doc.Metadata)+2)
+		for k, val := range doc.Metadata {
+			r.Metadata[k] = val
+		}
 	}
 	ref := doc.ManifestRef
 	if _, digest, ok := strings.Cut(doc.Payload, "@"); ok && ref == "" {
@@ -186,10 +204,15 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 	}
 	r.Metadata[graph.KeyArch] = doc.Arch
 	for _, list := range []struct {
-		field string
-		in    []string
-		out   *[]version.Version
-	}{{"previous", doc.Previous, &r.Previous}, {"next", doc.Next, &r.Next}} {
+		field  string
+		in     []string
+		parsed []version.Version
+		out    *[]version.Version
+	}{{"previous", doc.Previous, in.lists.previous, &r.Previous}, {"next", doc.Next, in.lists.next, &r.Next}} {
+		if list.parsed != nil {
+			*list.out = list.parsed
+			continue
+		}
 		*list.out = make([]version.Version, 0, len(list.in))
 		for _, s := range list.in {
 			pv, err := versions.parse(s)
@@ -199,7 +222,6 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 			*list.out = append(*list.out, pv)
 		}
 	}
-	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
 	return r, keep, nil
 }
 
