@@ -13,7 +13,10 @@ import (
 // (spec §4.5): every existing edge into a declaration's target from a
 // matching source collects the risk; edges with the same ordered risk list
 // form one group. Declarations that match nothing disappear.
-func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
+//
+// matchers (one per worker) memoise regex results; the graph's versions
+// must not change while they are in use.
+func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.ConditionalEdge {
 	byPrefix := map[string][]int{}
 	for i, n := range g.Nodes() {
 		if k := strings.IndexByte(n.Version, '+'); k >= 0 {
@@ -32,7 +35,6 @@ func resolveConditional(g *graph.Graph) []graph.ConditionalEdge {
 	// Declarations are matched on every core, those with the same pattern
 	// by the same worker, each worker with its own memo of regex results;
 	// the graph is only read meanwhile.
-	matchers := newMatchers(g)
 	order := g.SortedOrder()
 	rank := make([]int32, len(order))
 	for r, i := range order {
