@@ -303,7 +303,7 @@ type matcher struct {
 	g        *graph.Graph
 	compiled map[string]*regexp.Regexp
 	split    map[string][]*regexp.Regexp // pattern → pieces
-	results  map[*regexp.Regexp][]int8   // node index → 0 unknown, 1 no, 2 yes
+	results  map[*regexp.Regexp][]int8   // by node index: unknown, unmatched, matched
 }
 
 func newMatcher(g *graph.Graph) *matcher {
@@ -322,7 +322,7 @@ func (m *matcher) compile(pattern string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// resultsOf returns re's memoised results by node: 0 unknown, 1 no, 2 yes.
+// resultsOf returns re's memoised results by node (see matchWith).
 func (m *matcher) resultsOf(re *regexp.Regexp) []int8 {
 	r := m.results[re]
 	if r == nil {
@@ -332,15 +332,22 @@ func (m *matcher) resultsOf(re *regexp.Regexp) []int8 {
 	return r
 }
 
+// A node's memoised result for a pattern.
+const (
+	unknown int8 = iota
+	unmatched
+	matched
+)
+
 // matchWith is match with re's results already looked up.
 func (m *matcher) matchWith(r []int8, re *regexp.Regexp, node int) bool {
-	if r[node] == 0 {
-		r[node] = 1
+	if r[node] == unknown {
+		r[node] = unmatched
 		if re.MatchString(m.g.Node(node).Version) {
-			r[node] = 2
+			r[node] = matched
 		}
 	}
-	return r[node] == 2
+	return r[node] == matched
 }
 
 // memo registers an already compiled declaration pattern, sharing results

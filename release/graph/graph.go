@@ -151,6 +151,14 @@ func (g *Graph) Parents(i int) []int { return slices.Clone(g.in[i]) }
 // order. The slice is the caller's: editing the graph does not change it.
 func (g *Graph) Children(i int) []int { return slices.Clone(g.out[i]) }
 
+// ChildrenView is Children without the copy, for readers of large
+// graphs: the slice is the graph's, must not be modified, and is only
+// valid until the graph's edges change.
+func (g *Graph) ChildrenView(i int) []int { return g.out[i] }
+
+// ParentsView is Parents without the copy, on ChildrenView's terms.
+func (g *Graph) ParentsView(i int) []int { return g.in[i] }
+
 // OutDegree returns the number of edges out of i.
 func (g *Graph) OutDegree(i int) int { return len(g.out[i]) }
 
