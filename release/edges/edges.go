@@ -145,9 +145,7 @@ func (e *editor) nextAdd(h int, key, value string) error {
 
 func (e *editor) previousRemove(h int, key, value string) error {
 	if strings.TrimSpace(value) == e.opts.RemoveAllValue {
-		for _, p := range e.g.Parents(h) {
-			e.g.RemoveEdge(p, h)
-		}
+		e.g.RemoveEdgesInto(h, e.g.Parents(h))
 		return nil
 	}
 	ts, err := e.targets(h, key, value)
@@ -189,9 +187,7 @@ func (e *editor) removeRegexPass(key string) error {
 		if e.opts.RemoveConsumedMetadata {
 			delete(n.Metadata, key)
 		}
-		for _, p := range sources[k] {
-			e.g.RemoveEdge(p, h)
-		}
+		e.g.RemoveEdgesInto(h, sources[k]) // ascending, as Parents
 	}
 	return nil
 }
