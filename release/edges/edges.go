@@ -145,7 +145,7 @@ func (e *editor) nextAdd(h int, key, value string) error {
 
 func (e *editor) previousRemove(h int, key, value string) error {
 	if strings.TrimSpace(value) == e.opts.RemoveAllValue {
-		e.g.RemoveEdgesInto(h, e.g.Parents(h))
+		e.g.RemoveEdgesInto([]int{h}, [][]int{e.g.Parents(h)})
 		return nil
 	}
 	ts, err := e.targets(h, key, value)
@@ -179,17 +179,22 @@ func (e *editor) removeRegexPass(key string) error {
 		}
 		return nil
 	})
+	// Holders up to the first failing one lose their edges, as a pass
+	// holder by holder would leave the graph.
+	var err error
+	done := len(holders)
 	for k, h := range holders {
 		n := e.g.Node(h)
 		if errs[k] != nil {
-			return fmt.Errorf("release %s, metadata %s=%q: %w", n.Version, key, n.Metadata[key], errs[k])
+			err, done = fmt.Errorf("release %s, metadata %s=%q: %w", n.Version, key, n.Metadata[key], errs[k]), k
+			break
 		}
 		if e.opts.RemoveConsumedMetadata {
 			delete(n.Metadata, key)
 		}
-		e.g.RemoveEdgesInto(h, sources[k]) // ascending, as Parents
 	}
-	return nil
+	e.g.RemoveEdgesInto(holders[:done], sources[:done]) // ascending, as Parents
+	return err
 }
 
 // regexSources returns the parents of h whose version matches pattern.

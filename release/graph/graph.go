@@ -137,27 +137,49 @@ func (g *Graph) RemoveEdge(from, to int) bool {
 	return true
 }
 
-// RemoveEdgesInto removes the edges from each of sources (ascending
-// node indices) into to, as RemoveEdge for each would, and returns how
-// many there were: to's in-list is filtered once instead of shifted once
-// per edge, which at real scale (hundreds of parents per blocked
-// release) made removal quadratic in a release's in-degree.
-func (g *Graph) RemoveEdgesInto(to int, sources []int) int {
-	in, kept, removed := g.in[to], g.in[to][:0], 0
-	j := 0
-	for _, from := range in {
-		for j < len(sources) && sources[j] < from {
-			j++
+// RemoveEdgesInto removes, for each k, the edges from each of
+// sources[k] (ascending node indices) into targets[k] (ascending and
+// distinct), as RemoveEdge for each would, and returns how many there
+// were. Every list changed is filtered once instead of shifted once per
+// edge, which at real scale (thousands of blocked releases with hundreds
+// of parents each) made removal quadratic in the degrees.
+func (g *Graph) RemoveEdgesInto(targets []int, sources [][]int) int {
+	var gone [][]int // by source: targets losing an edge from it, ascending
+	removed := 0
+	for k, to := range targets {
+		in, kept, j := g.in[to], g.in[to][:0], 0
+		for _, from := range in {
+			for j < len(sources[k]) && sources[k][j] < from {
+				j++
+			}
+			if j < len(sources[k]) && sources[k][j] == from {
+				if gone == nil {
+					gone = make([][]int, len(g.nodes))
+				}
+				gone[from] = append(gone[from], to)
+				removed++
+				continue
+			}
+			kept = append(kept, from)
 		}
-		if j < len(sources) && sources[j] == from {
-			k, _ := slices.BinarySearch(g.out[from], to)
-			g.out[from] = slices.Delete(g.out[from], k, k+1)
-			removed++
+		g.in[to] = kept
+	}
+	for from, tos := range gone {
+		if len(tos) == 0 {
 			continue
 		}
-		kept = append(kept, from)
+		out, kept, j := g.out[from], g.out[from][:0], 0
+		for _, to := range out {
+			for j < len(tos) && tos[j] < to {
+				j++
+			}
+			if j < len(tos) && tos[j] == to {
+				continue
+			}
+			kept = append(kept, to)
+		}
+		g.out[from] = kept
 	}
-	g.in[to] = kept
 	g.edgeCount -= removed
 	return removed
 }

@@ -340,17 +340,34 @@ func TestRemoveEdgesInto(t *testing.T) {
 				removed++
 			}
 		}
-		if n := got.RemoveEdgesInto(tc.to, tc.sources); n != removed {
+		if n := got.RemoveEdgesInto([]int{tc.to}, [][]int{tc.sources}); n != removed {
 			t.Errorf("RemoveEdgesInto(%d, %v) = %d, want %d", tc.to, tc.sources, n, removed)
 		}
 		if got.EdgeCount() != want.EdgeCount() || !slices.Equal(got.Edges(), want.Edges()) {
 			t.Errorf("RemoveEdgesInto(%d, %v): edges %v, want %v", tc.to, tc.sources, got.Edges(), want.Edges())
 		}
-		for i := range 8 {
-			if !slices.Equal(got.Parents(i), want.Parents(i)) || !slices.Equal(got.Children(i), want.Children(i)) {
-				t.Errorf("RemoveEdgesInto(%d, %v): node %d parents %v children %v, want %v %v",
-					tc.to, tc.sources, i, got.Parents(i), got.Children(i), want.Parents(i), want.Children(i))
-			}
+		sameLists(t, got, want)
+	}
+	// Several targets at once.
+	want, got := build(), build()
+	targets, sources := []int{3, 5, 7}, [][]int{{0, 1, 2}, {0, 1, 2, 3}, {1, 2, 6}}
+	for k, to := range targets {
+		for _, from := range sources[k] {
+			want.RemoveEdge(from, to)
+		}
+	}
+	got.RemoveEdgesInto(targets, sources)
+	if got.EdgeCount() != want.EdgeCount() || !slices.Equal(got.Edges(), want.Edges()) {
+		t.Errorf("RemoveEdgesInto(%v, %v): edges %v, want %v", targets, sources, got.Edges(), want.Edges())
+	}
+	sameLists(t, got, want)
+}
+
+func sameLists(t *testing.T, got, want *Graph) {
+	t.Helper()
+	for i := range want.Len() {
+		if !slices.Equal(got.Parents(i), want.Parents(i)) || !slices.Equal(got.Children(i), want.Children(i)) {
+			t.Errorf("node %d parents %v children %v, want %v %v", i, got.Parents(i), got.Children(i), want.Parents(i), want.Children(i))
 		}
 	}
 }
