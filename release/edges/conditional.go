@@ -2,6 +2,7 @@ package edges
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,8 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
 	var keyBuf []byte
-	var edgeRisks []int
+	var edgeRisks, lastRisks []int
+	gi := -1 // the group of lastRisks
 	for _, x := range order {
 		decls := declsOf[x]
 		if decls == nil {
@@ -96,11 +98,18 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 			if len(edgeRisks) == 0 {
 				continue
 			}
+			// Neighbouring edges mostly carry the same risks.
+			if gi >= 0 && slices.Equal(edgeRisks, lastRisks) {
+				groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(y).Version, To: g.Node(x).Version})
+				continue
+			}
+			lastRisks = append(lastRisks[:0], edgeRisks...)
 			keyBuf = keyBuf[:0]
 			for _, id := range edgeRisks {
 				keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
 			}
-			gi, ok := groupOf[string(keyBuf)]
+			var ok bool
+			gi, ok = groupOf[string(keyBuf)]
 			if !ok {
 				gi = len(groups)
 				groupOf[string(keyBuf)] = gi
