@@ -84,19 +84,27 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	parsed := make([]graph.Release, len(names))
 	keep := make([]bool, len(names))
 	errs := make([]error, len(names))
+	// Each worker takes runs of consecutive documents, so that one
+	// release's architectures mostly meet the same cache.
+	const run = 32
 	workers := runtime.GOMAXPROCS(0)
-	caches := make([]versionCache, workers)
+	caches := make([]*decodeCache, workers)
 	for w := range caches {
-		caches[w] = versionCache{}
+		caches[w] = newDecodeCache()
 	}
-	runErr := parallel.Run(ctx, workers, len(names), func(_ context.Context, w, i int) error {
-		data, err := fs.ReadFile(fsys, names[i])
-		if err != nil {
-			errs[i] = fmt.Errorf("release source: %w", err)
-		} else {
-			parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, caches[w])
+	runErr := parallel.Run(ctx, workers, (len(names)+run-1)/run, func(_ context.Context, w, c int) error {
+		for i := c * run; i < min(len(names), (c+1)*run); i++ {
+			data, err := fs.ReadFile(fsys, names[i])
+			if err != nil {
+				errs[i] = fmt.Errorf("release source: %w", err)
+			} else {
+				parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, caches[w])
+			}
+			if errs[i] != nil {
+				return errs[i]
+			}
 		}
-		return errs[i]
+		return nil
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -124,7 +132,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 // release the way the registry scraper does (spec §2.4 steps 5–7). keep is
 // false for a per-arch shard of a multi payload, which upstream drops.
 func ParseMetadataDocument(name string, data []byte) (r graph.Release, keep bool, err error) {
-	return parseMetadataDocument(name, data, versionCache{})
+	return parseMetadataDocument(name, data, newDecodeCache())
 }
 
 // versionCache parses each distinct version string once: previous lists
@@ -142,9 +150,9 @@ func (c versionCache) parse(s string) (version.Version, error) {
 	return v, err
 }
 
-func parseMetadataDocument(name string, data []byte, versions versionCache) (r graph.Release, keep bool, err error) {
+func parseMetadataDocument(name string, data []byte, cache *decodeCache) (r graph.Release, keep bool, err error) {
 	var doc MetadataDocument
-	lists, fast := decodeMetadataFast(data, &doc, versions)
+	lists, fast := decodeMetadataFast(data, &doc, cache)
 	if !fast {
 		doc, lists = MetadataDocument{}, parsedLists{}
 		dec := json.NewDecoder(bytes.NewReader(data))
@@ -156,7 +164,7 @@ func parseMetadataDocument(name string, data []byte, versions versionCache) (r g
 		return fmt.Errorf("%s:%d: %s: %s", name, fieldLine(data, field), field, fmt.Sprintf(format, args...))
 	}
 	// doc's metadata map was made here: the release can have it.
-	return doc.release(name, fail, versions, releaseInput{lists: lists, ownMetadata: true})
+	return doc.release(name, fail, cache.versions, releaseInput{lists: lists, ownMetadata: true})
 }
 
 // releaseInput is what release may take from its document's decoding

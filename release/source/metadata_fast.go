@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -19,8 +20,8 @@ import (
 // previous and next are parsed into lists, through versions, instead of
 // being set in doc, unless one of their strings does not parse or is not
 // its version's text (release then parses doc's and reports the error).
-func decodeMetadataFast(data []byte, doc *MetadataDocument, versions versionCache) (lists parsedLists, ok bool) {
-	d := fastDecoder{data: data, versions: versions}
+func decodeMetadataFast(data []byte, doc *MetadataDocument, cache *decodeCache) (lists parsedLists, ok bool) {
+	d := fastDecoder{data: data, cache: cache}
 	if !d.consume('{') {
 		return lists, false
 	}
@@ -46,7 +47,7 @@ func decodeMetadataFast(data []byte, doc *MetadataDocument, versions versionCach
 		case f < len(strs):
 			*strs[f], ok = d.str()
 		case f < len(strs)+len(strLists):
-			*strLists[f-len(strs)], *parsed[f-len(strs)], ok = d.versionList()
+			*strLists[f-len(strs)], *parsed[f-len(strs)], ok = d.versionList(&cache.last[f-len(strs)])
 		default:
 			doc.Metadata, ok = d.strMap()
 		}
@@ -65,6 +66,24 @@ func decodeMetadataFast(data []byte, doc *MetadataDocument, versions versionCach
 // parsedLists are a document's previous and next lists, parsed.
 type parsedLists struct{ previous, next []version.Version }
 
+// decodeCache is what decodeMetadataFast remembers from one document to
+// the next (one per worker, documents in name order): the versions met,
+// and the last previous and next lists parsed, since every architecture
+// of a release usually has the same lists, and its documents come one
+// after the other.
+type decodeCache struct {
+	versions versionCache
+	last     [2]parsedList // previous, next
+}
+
+func newDecodeCache() *decodeCache { return &decodeCache{versions: versionCache{}} }
+
+// parsedList is a list's JSON text, from '[' to ']', and its versions.
+type parsedList struct {
+	text     []byte
+	versions []version.Version
+}
+
 // metadataField numbers MetadataDocument's JSON keys as
 // decodeMetadataFast's tables do; -1 for any other key.
 func metadataField(key string) int {
@@ -77,9 +96,9 @@ func metadataField(key string) int {
 }
 
 type fastDecoder struct {
-	data     []byte
-	i        int
-	versions versionCache
+	data  []byte
+	i     int
+	cache *decodeCache
 }
 
 func (d *fastDecoder) space() {
@@ -135,15 +154,27 @@ func (d *fastDecoder) strBytes() ([]byte, bool) {
 }
 
 // versionList reads an array of strings and parses them as versions
-// through d.versions: a version met before costs a map look-up
+// through d.cache: the same text as last's costs a comparison, and a
+// version met before a map look-up
 // (previous lists name the same few thousand versions hundreds of
 // thousands of times). It returns either the versions (every string
 // parsed, and is its version's text) or, when one does not parse or has
 // surrounding space, the strings, for release to parse and report.
-func (d *fastDecoder) versionList() (strs []string, parsed []version.Version, ok bool) {
+func (d *fastDecoder) versionList(last *parsedList) (strs []string, parsed []version.Version, ok bool) {
+	d.space()
+	start := d.i
+	if last.text != nil && bytes.HasPrefix(d.data[start:], last.text) {
+		d.i += len(last.text)
+		return nil, slices.Clone(last.versions), true
+	}
 	if !d.consume('[') {
 		return nil, nil, false
 	}
+	defer func() {
+		if ok && parsed != nil {
+			*last = parsedList{text: d.data[start:d.i], versions: parsed}
+		}
+	}()
 	parsed = make([]version.Version, 0, d.items())
 	if d.consume(']') {
 		return nil, parsed, true
@@ -153,12 +184,12 @@ func (d *fastDecoder) versionList() (strs []string, parsed []version.Version, ok
 		if !ok {
 			return nil, nil, false
 		}
-		v, known := d.versions[string(b)]
+		v, known := d.cache.versions[string(b)]
 		if !known {
 			s := string(b)
 			var err error
 			if v, err = version.Parse(s); err == nil {
-				d.versions[s] = v
+				d.cache.versions[s] = v
 			}
 		}
 		if strs == nil && (v.IsZero() || len(v.String()) != len(b)) {

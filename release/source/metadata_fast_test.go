@@ -53,7 +53,7 @@ func TestDecodeMetadataFast(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var doc MetadataDocument
-			lists, got := decodeMetadataFast([]byte(tc.doc), &doc, versionCache{})
+			lists, got := decodeMetadataFast([]byte(tc.doc), &doc, newDecodeCache())
 			if got != tc.fast {
 				t.Fatalf("fast path took it: %v, want %v", got, tc.fast)
 			}
@@ -111,7 +111,8 @@ func FuzzMetadataFast(f *testing.F) {
 	f.Add([]byte(`{"version":"4.1.0" , "arch" :"s390x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var doc MetadataDocument
-		lists, ok := decodeMetadataFast(data, &doc, versionCache{})
+		cache := newDecodeCache()
+		lists, ok := decodeMetadataFast(data, &doc, cache)
 		if !ok {
 			return
 		}
@@ -123,6 +124,12 @@ func FuzzMetadataFast(f *testing.F) {
 		if !reflect.DeepEqual(doc, want) {
 			t.Fatalf("%q: fast path decoded\n%#v\nencoding/json\n%#v", data, doc, want)
 		}
+		// Again with the cache of the first: the same.
+		var again MetadataDocument
+		againLists, ok := decodeMetadataFast(data, &again, cache)
+		if !ok || !reflect.DeepEqual(withListTexts(t, again, againLists), doc) {
+			t.Fatalf("%q: decoded again with the cache: %v\n%#v\nfirst\n%#v", data, ok, again, doc)
+		}
 	})
 }
 
@@ -131,14 +138,23 @@ func FuzzMetadataFast(f *testing.F) {
 // and the document's own metadata map used, not remade), and so does one
 // whose list has a version that does not parse (the same error).
 func TestParseMetadataDocumentFastEqualsSlow(t *testing.T) {
-	for _, doc := range []string{
+	docs := []string{
 		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0"," 4.0.1"],"next":["4.1.1"],"metadata":{"url":"u","io.openshift.upgrades.graph.release.arch":"x"},"payload":"p@sha256:1","arch":"amd64"}`,
 		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","payload":"p","arch":"arm64","manifestref":"sha256:2"}`,
 		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","metadata":{"release.openshift.io/architecture":"multi"},"payload":"p@sha256:3","arch":"amd64"}`,
 		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0","4.0"],"payload":"p","arch":"amd64"}`,
 		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","next":["4.2.0","x"],"payload":"p","arch":"amd64"}`,
-	} {
-		got, gotKeep, gotErr := parseMetadataDocument("d.json", []byte(doc), versionCache{})
+		// The same lists again, after others: the cache's last lists.
+		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0"," 4.0.1"],"next":["4.1.1"],"payload":"p","arch":"arm64"}`,
+		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0","4.0.2"],"next":["4.1.1"],"payload":"p","arch":"arm64"}`,
+		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0","4.0.2"],"next":["4.1.1"],"payload":"p","arch":"s390x"}`,
+		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0","4.0.2"],"next":["4.1.1","x"],"payload":"p","arch":"s390x"}`,
+		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0","4.0.2"], "next":["4.1.1"],"payload":"p","arch":"s390x"}`,
+		`{"kind":"cincinnati-metadata-v0","version":"4.1.0","next":["4.0.0","4.0.2"],"previous":["4.1.1"],"payload":"p","arch":"s390x"}`,
+	}
+	shared := newDecodeCache() // as a worker's, across documents
+	for _, doc := range docs {
+		got, gotKeep, gotErr := parseMetadataDocument("d.json", []byte(doc), shared)
 		std, err := decodeStd([]byte(doc))
 		if err != nil {
 			t.Fatal(err)
