@@ -109,7 +109,7 @@ func (a *annotator) blockTargets(to version.Version) []string {
 	}
 	out := make([]string, 0, len(a.arches))
 	for _, b := range a.arches {
-		out = append(out, to.WithBuild(b).String())
+		out = append(out, to.StringWithBuild(b))
 	}
 	return out
 }
@@ -145,7 +145,7 @@ func (a *annotator) riskTargets(to version.Version) []string {
 	}
 	out := make([]string, 0, len(a.arches))
 	for _, b := range a.arches {
-		out = append(out, to.WithBuild(b).String())
+		out = append(out, to.StringWithBuild(b))
 	}
 	return out
 }
@@ -204,11 +204,26 @@ func (a *annotator) channels(channels []graphdata.Channel) {
 			switch {
 			case !ok:
 				md[graph.KeyChannels] = ch.Name
-			case !a.opts.UpstreamQuirks && slices.Contains(strings.Split(old, ","), ch.Name):
+			case !a.opts.UpstreamQuirks && listHas(old, ch.Name):
 			default:
 				md[graph.KeyChannels] = old + "," + ch.Name
 			}
 		}
+	}
+}
+
+// listHas reports whether the comma-separated list has item, as
+// slices.Contains(strings.Split(list, ","), item) without the slice.
+func listHas(list, item string) bool {
+	for {
+		first, rest, more := strings.Cut(list, ",")
+		if first == item {
+			return true
+		}
+		if !more {
+			return false
+		}
+		list = rest
 	}
 }
 

@@ -436,3 +436,17 @@ func TestChannelVersionsWithoutRelease(t *testing.T) {
 		t.Errorf("warnings %q, want [%q]", warnings, want)
 	}
 }
+
+func TestListHas(t *testing.T) {
+	for _, tc := range []struct {
+		list, item string
+	}{
+		{"", ""}, {"", "a"}, {"a", "a"}, {"a", ""}, {"a,b", "b"}, {"a,b", "a,b"}, {"ab,b", "a"},
+		{"a,,b", ""}, {"a,b,", ""}, {"stable-4.2,fast-4.2", "fast-4.2"}, {"stable-4.2,fast-4.2", "fast-4"},
+	} {
+		want := slices.Contains(strings.Split(tc.list, ","), tc.item)
+		if got := listHas(tc.list, tc.item); got != want {
+			t.Errorf("listHas(%q, %q) = %v, want %v", tc.list, tc.item, got, want)
+		}
+	}
+}

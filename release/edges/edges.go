@@ -38,7 +38,9 @@ func Apply(g *graph.Graph, opts Options) ([]string, error) {
 	if opts.RemoveAllValue == "" {
 		opts.RemoveAllValue = "*"
 	}
-	e := &editor{g: g, opts: opts}
+	// The matchers' memos serve both regex passes: the risks' patterns
+	// are also pieces of the remove_regex values annotate joins.
+	e := &editor{g: g, opts: opts, matchers: newMatchers(g)}
 	p := opts.KeyPrefix
 	if err := e.pass(p+".previous.add", e.previousAdd); err != nil {
 		return nil, err
@@ -50,7 +52,7 @@ func Apply(g *graph.Graph, opts Options) ([]string, error) {
 		return nil, fmt.Errorf("previous.add/next.add metadata: %w", err)
 	}
 	if !opts.SkipConditional {
-		g.Conditional = resolveConditional(g)
+		g.Conditional = resolveConditional(g, e.matchers)
 	}
 	if err := e.pass(p+".previous.remove", e.previousRemove); err != nil {
 		return nil, err
@@ -67,6 +69,7 @@ func Apply(g *graph.Graph, opts Options) ([]string, error) {
 type editor struct {
 	g        *graph.Graph
 	opts     Options
+	matchers []*matcher // one per worker
 	warnings []string
 }
 
@@ -142,9 +145,7 @@ func (e *editor) nextAdd(h int, key, value string) error {
 
 func (e *editor) previousRemove(h int, key, value string) error {
 	if strings.TrimSpace(value) == e.opts.RemoveAllValue {
-		for _, p := range e.g.Parents(h) {
-			e.g.RemoveEdge(p, h)
-		}
+		e.g.RemoveEdgesInto([]int{h}, [][]int{e.g.Parents(h)})
 		return nil
 	}
 	ts, err := e.targets(h, key, value)
@@ -171,27 +172,29 @@ func (e *editor) removeRegexPass(key string) error {
 	sources := make([][]int, len(holders))
 	errs := make([]error, len(holders))
 	byPattern := samePattern(len(holders), func(k int) string { return e.g.Node(holders[k]).Metadata[key] })
-	matchers := newMatchers(e.g)
-	_ = parallel.Run(context.Background(), len(matchers), len(byPattern), func(_ context.Context, w, j int) error {
+	_ = parallel.Run(context.Background(), len(e.matchers), len(byPattern), func(_ context.Context, w, j int) error {
 		for _, k := range byPattern[j] {
 			h := holders[k]
-			sources[k], errs[k] = matchers[w].regexSources(h, e.g.Node(h).Metadata[key])
+			sources[k], errs[k] = e.matchers[w].regexSources(h, e.g.Node(h).Metadata[key])
 		}
 		return nil
 	})
+	// Holders up to the first failing one lose their edges, as a pass
+	// holder by holder would leave the graph.
+	var err error
+	done := len(holders)
 	for k, h := range holders {
 		n := e.g.Node(h)
 		if errs[k] != nil {
-			return fmt.Errorf("release %s, metadata %s=%q: %w", n.Version, key, n.Metadata[key], errs[k])
+			err, done = fmt.Errorf("release %s, metadata %s=%q: %w", n.Version, key, n.Metadata[key], errs[k]), k
+			break
 		}
 		if e.opts.RemoveConsumedMetadata {
 			delete(n.Metadata, key)
 		}
-		for _, p := range sources[k] {
-			e.g.RemoveEdge(p, h)
-		}
 	}
-	return nil
+	e.g.RemoveEdgesInto(holders[:done], sources[:done]) // ascending, as Parents
+	return err
 }
 
 // regexSources returns the parents of h whose version matches pattern.
@@ -200,18 +203,60 @@ func (m *matcher) regexSources(h int, pattern string) ([]int, error) {
 	if pattern == ".*" {
 		return parents, nil
 	}
-	re, err := m.compile(pattern)
+	pieces, err := m.pieces(pattern)
 	if err != nil {
 		return nil, err
 	}
-	results := m.resultsOf(re)
+	results := make([][]int8, len(pieces))
+	for i, re := range pieces {
+		if re.String() == ".*" {
+			return parents, nil
+		}
+		results[i] = m.resultsOf(re)
+	}
 	kept := parents[:0]
 	for _, p := range parents {
-		if m.matchWith(results, re, p) {
-			kept = append(kept, p)
+		for i, re := range pieces {
+			if m.matchWith(results[i], re, p) {
+				kept = append(kept, p)
+				break
+			}
 		}
 	}
 	return kept, nil
+}
+
+// pieces compiles pattern and returns the regexps a version must match
+// one of to match it: its top-level alternatives (see alternatives),
+// each memoised on its own, or pattern itself when it cannot be split.
+// An error is pattern's own.
+func (m *matcher) pieces(pattern string) ([]*regexp.Regexp, error) {
+	if ps, ok := m.split[pattern]; ok {
+		return ps, nil
+	}
+	whole, err := m.compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	ps := []*regexp.Regexp{whole}
+	if texts, ok := alternatives(pattern); ok && len(texts) > 1 {
+		split := make([]*regexp.Regexp, 0, len(texts))
+		for _, t := range texts {
+			re, err := m.compile(t)
+			if err != nil {
+				split = nil // cannot happen for a valid pattern; match it whole
+				break
+			}
+			if !slices.Contains(split, re) {
+				split = append(split, re)
+			}
+		}
+		if split != nil {
+			ps = split
+		}
+	}
+	m.split[pattern] = ps
+	return ps, nil
 }
 
 func (e *editor) nextRemove(h int, key, value string) error {
@@ -258,11 +303,12 @@ func newMatchers(g *graph.Graph) []*matcher {
 type matcher struct {
 	g        *graph.Graph
 	compiled map[string]*regexp.Regexp
-	results  map[*regexp.Regexp][]int8 // node index → 0 unknown, 1 no, 2 yes
+	split    map[string][]*regexp.Regexp // pattern → pieces
+	results  map[*regexp.Regexp][]int8   // by node index: unknown, unmatched, matched
 }
 
 func newMatcher(g *graph.Graph) *matcher {
-	return &matcher{g: g, compiled: map[string]*regexp.Regexp{}, results: map[*regexp.Regexp][]int8{}}
+	return &matcher{g: g, compiled: map[string]*regexp.Regexp{}, split: map[string][]*regexp.Regexp{}, results: map[*regexp.Regexp][]int8{}}
 }
 
 func (m *matcher) compile(pattern string) (*regexp.Regexp, error) {
@@ -277,7 +323,7 @@ func (m *matcher) compile(pattern string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// resultsOf returns re's memoised results by node: 0 unknown, 1 no, 2 yes.
+// resultsOf returns re's memoised results by node (see matchWith).
 func (m *matcher) resultsOf(re *regexp.Regexp) []int8 {
 	r := m.results[re]
 	if r == nil {
@@ -287,15 +333,22 @@ func (m *matcher) resultsOf(re *regexp.Regexp) []int8 {
 	return r
 }
 
+// A node's memoised result for a pattern.
+const (
+	unknown int8 = iota
+	unmatched
+	matched
+)
+
 // matchWith is match with re's results already looked up.
 func (m *matcher) matchWith(r []int8, re *regexp.Regexp, node int) bool {
-	if r[node] == 0 {
-		r[node] = 1
+	if r[node] == unknown {
+		r[node] = unmatched
 		if re.MatchString(m.g.Node(node).Version) {
-			r[node] = 2
+			r[node] = matched
 		}
 	}
-	return r[node] == 2
+	return r[node] == matched
 }
 
 // memo registers an already compiled declaration pattern, sharing results

@@ -45,22 +45,14 @@ func Assemble(releases []Release) (*Graph, error) {
 		}
 		origins[v] = r.Origin
 	}
-	// Edges are resolved into one list first; each node's lists are then
-	// cut from two arrays sized by degree and sorted once: appending to
-	// thousands of small lists, or inserting in sorted order, cost several
-	// times more. Targets are memoised by (version, build), since
-	// previous lists name the same few thousand versions over and over.
-	type target struct{ version, build string }
-	targets := map[target]int32{}
-	resolve := func(v version.Version, build string) int32 {
-		k := target{v.String(), build}
-		i, ok := targets[k]
-		if !ok {
-			i = int32(g.ensure(v.StringWithBuild(build)))
-			targets[k] = i
-		}
-		return i
-	}
+	// Edges are resolved into one list first; each node's out-list is
+	// then cut from one array sized by degree and sorted once, and the
+	// in-lists are filled from the out-lists in node order, so come out
+	// sorted: appending to thousands of small lists, or inserting in
+	// sorted order, cost several times more. Targets are memoised by
+	// build (one map per architecture) and version, since previous lists
+	// name the same few thousand versions over and over.
+	byBuild := map[string]map[string]int32{}
 	total := 0
 	for _, r := range releases {
 		total += len(r.Previous) + len(r.Next)
@@ -69,20 +61,32 @@ func Assemble(releases []Release) (*Graph, error) {
 	for _, r := range releases {
 		i, _ := g.Lookup(r.Version.String())
 		self, build := int32(i), r.Version.Build()
+		targets := byBuild[build]
+		if targets == nil {
+			targets = map[string]int32{}
+			byBuild[build] = targets
+		}
+		resolve := func(v version.Version) int32 {
+			t, ok := targets[v.String()]
+			if !ok {
+				t = int32(g.ensure(v.StringWithBuild(build)))
+				targets[v.String()] = t
+			}
+			return t
+		}
 		for _, p := range r.Previous {
-			edges = append(edges, [2]int32{resolve(p, build), self})
+			edges = append(edges, [2]int32{resolve(p), self})
 		}
 		for _, n := range r.Next {
-			edges = append(edges, [2]int32{self, resolve(n, build)})
+			edges = append(edges, [2]int32{self, resolve(n)})
 		}
 	}
 	g.out = adjacency(g.Len(), edges, 0)
-	g.in = adjacency(g.Len(), edges, 1)
 	for i := range g.out {
 		g.out[i] = sortedSet(g.out[i])
-		g.in[i] = sortedSet(g.in[i])
 		g.edgeCount += len(g.out[i])
 	}
+	g.in = reverse(g.out)
 	if err := g.CheckAcyclic(); err != nil {
 		var ce *CycleError
 		if errors.As(err, &ce) {
@@ -113,6 +117,34 @@ func adjacency(n int, edges [][2]int32, side int) [][]int {
 		lists[e[side]] = append(lists[e[side]], int(e[1-side]))
 	}
 	return lists
+}
+
+// reverse returns the in-lists of the graph whose out-lists are out, each
+// sorted: sources are visited in increasing order. The lists share one
+// array, each capped at its own part.
+func reverse(out [][]int) [][]int {
+	start := make([]int, len(out)+1)
+	total := 0
+	for _, l := range out {
+		for _, to := range l {
+			start[to+1]++
+		}
+		total += len(l)
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	flat := make([]int, total)
+	in := make([][]int, len(out))
+	for i := range in {
+		in[i] = flat[start[i]:start[i]:start[i+1]]
+	}
+	for from, l := range out {
+		for _, to := range l {
+			in[to] = append(in[to], from)
+		}
+	}
+	return in
 }
 
 // sortedSet sorts s and drops repeats, in place.

@@ -308,3 +308,66 @@ func TestCheckAcyclicLongChain(t *testing.T) {
 		t.Errorf("ring cycle has %d versions (first %q, last %q), want %d closed", len(ce.Versions), ce.Versions[0], ce.Versions[len(ce.Versions)-1], n+1)
 	}
 }
+
+// TestRemoveEdgesInto: removing a batch of sources' edges into a node
+// leaves the graph RemoveEdge one by one leaves, and counts the edges.
+func TestRemoveEdgesInto(t *testing.T) {
+	build := func() *Graph {
+		g := New()
+		for i := range 8 {
+			g.AddNode(&Node{Version: fmt.Sprintf("1.%d.0", i)})
+		}
+		for from := range 7 {
+			for to := from + 1; to < 8; to++ {
+				if (from+to)%3 != 0 {
+					g.AddEdge(from, to)
+				}
+			}
+		}
+		return g
+	}
+	for _, tc := range []struct {
+		to      int
+		sources []int
+	}{
+		{7, nil}, {7, []int{0, 1, 2, 3, 4, 5, 6}}, {7, []int{1, 3, 3, 6}}, {7, []int{0, 2, 5}},
+		{5, []int{0, 1, 2, 3, 4, 6, 7}}, {0, []int{1, 2}}, {4, []int{0, 3}},
+	} {
+		want, got := build(), build()
+		removed := 0
+		for _, from := range tc.sources {
+			if want.RemoveEdge(from, tc.to) {
+				removed++
+			}
+		}
+		if n := got.RemoveEdgesInto([]int{tc.to}, [][]int{tc.sources}); n != removed {
+			t.Errorf("RemoveEdgesInto(%d, %v) = %d, want %d", tc.to, tc.sources, n, removed)
+		}
+		if got.EdgeCount() != want.EdgeCount() || !slices.Equal(got.Edges(), want.Edges()) {
+			t.Errorf("RemoveEdgesInto(%d, %v): edges %v, want %v", tc.to, tc.sources, got.Edges(), want.Edges())
+		}
+		sameLists(t, got, want)
+	}
+	// Several targets at once.
+	want, got := build(), build()
+	targets, sources := []int{3, 5, 7}, [][]int{{0, 1, 2}, {0, 1, 2, 3}, {1, 2, 6}}
+	for k, to := range targets {
+		for _, from := range sources[k] {
+			want.RemoveEdge(from, to)
+		}
+	}
+	got.RemoveEdgesInto(targets, sources)
+	if got.EdgeCount() != want.EdgeCount() || !slices.Equal(got.Edges(), want.Edges()) {
+		t.Errorf("RemoveEdgesInto(%v, %v): edges %v, want %v", targets, sources, got.Edges(), want.Edges())
+	}
+	sameLists(t, got, want)
+}
+
+func sameLists(t *testing.T, got, want *Graph) {
+	t.Helper()
+	for i := range want.Len() {
+		if !slices.Equal(got.Parents(i), want.Parents(i)) || !slices.Equal(got.Children(i), want.Children(i)) {
+			t.Errorf("node %d parents %v children %v, want %v %v", i, got.Parents(i), got.Children(i), want.Parents(i), want.Children(i))
+		}
+	}
+}

@@ -20,7 +20,7 @@ func (l *loader) blockedEdge(file string, data []byte) {
 		l.report(&Problem{File: file, Line: yamlLine(err), Category: Deserialize, Message: "invalid YAML: " + err.Error()})
 		return
 	}
-	block, blockErr := parseBlock(file, m)
+	block, blockErr := parseBlock(file, m, l.regexps)
 	if blockErr == nil {
 		if len(m.keys) == 2 {
 			l.gd.Blocks = append(l.gd.Blocks, block)
@@ -56,7 +56,9 @@ func lineOf(err error, m *mapping) int {
 	return m.node.Line
 }
 
-func parseBlock(file string, m *mapping) (Block, error) {
+// parseBlock reads to and from; regexps memoises compiled patterns (nil:
+// none), since a few hundred patterns serve thousands of files.
+func parseBlock(file string, m *mapping, regexps map[string]*regexp.Regexp) (Block, error) {
 	to, line, err := m.str("to")
 	if err != nil {
 		return Block{}, errAt(line, "%v", err)
@@ -69,9 +71,14 @@ func parseBlock(file string, m *mapping) (Block, error) {
 	if err != nil {
 		return Block{}, errAt(fline, "%v", err)
 	}
-	re, err := regexp.Compile(from)
-	if err != nil {
-		return Block{}, errAt(fline, "from: regular expression does not compile: %v", err)
+	re, ok := regexps[from]
+	if !ok {
+		if re, err = regexp.Compile(from); err != nil {
+			return Block{}, errAt(fline, "from: regular expression does not compile: %v", err)
+		}
+		if regexps != nil {
+			regexps[from] = re
+		}
 	}
 	return Block{File: file, Line: m.lines["to"], To: tv, From: re}, nil
 }

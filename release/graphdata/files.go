@@ -82,8 +82,13 @@ func (l *loader) yamlDir(dir string, visit func(l *loader, file string, data []b
 		return fmt.Errorf("graph-data: reading directory %s: %w", dir, err)
 	}
 	files := make([]*loader, len(entries)) // fs.ReadDir sorts by name
-	_ = parallel.Run(context.Background(), runtime.GOMAXPROCS(0), len(entries), func(_ context.Context, _, i int) error {
-		f := &loader{fsys: l.fsys, opts: l.opts, gd: &GraphData{}, dg: &digester{}, prefix: l.prefix}
+	workers := runtime.GOMAXPROCS(0)
+	regexps := make([]map[string]*regexp.Regexp, workers) // one per worker
+	for w := range regexps {
+		regexps[w] = map[string]*regexp.Regexp{}
+	}
+	_ = parallel.Run(context.Background(), workers, len(entries), func(_ context.Context, w, i int) error {
+		f := &loader{fsys: l.fsys, opts: l.opts, gd: &GraphData{}, dg: &digester{}, prefix: l.prefix, regexps: regexps[w]}
 		files[i] = f
 		name := entries[i].Name()
 		file := path.Join(dir, name)

@@ -196,6 +196,10 @@ type loader struct {
 	errs []error
 	// prefix is prepended to paths in messages (LoadSignatures' directory).
 	prefix string
+	// regexps are the blocked edges' compiled patterns, by text: a
+	// *regexp.Regexp is safe to share, and a few hundred patterns serve
+	// thousands of files.
+	regexps map[string]*regexp.Regexp
 }
 
 // report records a skippable problem: a warning if its category is skipped,

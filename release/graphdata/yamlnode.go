@@ -15,8 +15,13 @@ type mapping struct {
 	lines  map[string]int
 }
 
-// parseMapping parses data as a single YAML document holding a mapping.
+// parseMapping parses data as a single YAML document holding a mapping:
+// with parseSimpleYAML when data is in its subset (nearly every real
+// file), else with yaml.v3.
 func parseMapping(data []byte) (*mapping, error) {
+	if n, ok := parseSimpleYAML(data); ok {
+		return asMapping(n)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, err

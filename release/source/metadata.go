@@ -84,19 +84,27 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	parsed := make([]graph.Release, len(names))
 	keep := make([]bool, len(names))
 	errs := make([]error, len(names))
+	// Each worker takes runs of consecutive documents, so that one
+	// release's architectures mostly meet the same cache.
+	const run = 32
 	workers := runtime.GOMAXPROCS(0)
-	caches := make([]versionCache, workers)
+	caches := make([]*decodeCache, workers)
 	for w := range caches {
-		caches[w] = versionCache{}
+		caches[w] = newDecodeCache()
 	}
-	runErr := parallel.Run(ctx, workers, len(names), func(_ context.Context, w, i int) error {
-		data, err := fs.ReadFile(fsys, names[i])
-		if err != nil {
-			errs[i] = fmt.Errorf("release source: %w", err)
-		} else {
-			parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, caches[w])
+	runErr := parallel.Run(ctx, workers, (len(names)+run-1)/run, func(_ context.Context, w, c int) error {
+		for i := c * run; i < min(len(names), (c+1)*run); i++ {
+			data, err := fs.ReadFile(fsys, names[i])
+			if err != nil {
+				errs[i] = fmt.Errorf("release source: %w", err)
+			} else {
+				parsed[i], keep[i], errs[i] = parseMetadataDocument(filepath.Join(s.Dir, names[i]), data, caches[w])
+			}
+			if errs[i] != nil {
+				return errs[i]
+			}
 		}
-		return errs[i]
+		return nil
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -124,7 +132,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 // release the way the registry scraper does (spec §2.4 steps 5–7). keep is
 // false for a per-arch shard of a multi payload, which upstream drops.
 func ParseMetadataDocument(name string, data []byte) (r graph.Release, keep bool, err error) {
-	return parseMetadataDocument(name, data, versionCache{})
+	return parseMetadataDocument(name, data, newDecodeCache())
 }
 
 // versionCache parses each distinct version string once: previous lists
@@ -142,10 +150,11 @@ func (c versionCache) parse(s string) (version.Version, error) {
 	return v, err
 }
 
-func parseMetadataDocument(name string, data []byte, versions versionCache) (r graph.Release, keep bool, err error) {
+func parseMetadataDocument(name string, data []byte, cache *decodeCache) (r graph.Release, keep bool, err error) {
 	var doc MetadataDocument
-	if !decodeMetadataFast(data, &doc) {
-		doc = MetadataDocument{}
+	lists, fast := decodeMetadataFast(data, &doc, cache)
+	if !fast {
+		doc, lists = MetadataDocument{}, parsedLists{}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		if err := dec.Decode(&doc); err != nil {
 			return r, false, fmt.Errorf("%s: %w", name, graph.JSONPosition(data, err))
@@ -154,12 +163,24 @@ func parseMetadataDocument(name string, data []byte, versions versionCache) (r g
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s: %s", name, fieldLine(data, field), field, fmt.Sprintf(format, args...))
 	}
-	return doc.release(name, fail, versions)
+	// doc's metadata map was made here: the release can have it.
+	return doc.release(name, fail, cache.versions, releaseInput{lists: lists, ownMetadata: true})
+}
+
+// releaseInput is what release may take from its document's decoding
+// instead of remaking it.
+type releaseInput struct {
+	// lists holds previous and next already parsed; a nil list is parsed
+	// by release.
+	lists parsedLists
+	// ownMetadata lets the release have the document's metadata map
+	// rather than a copy.
+	ownMetadata bool
 }
 
 // release validates the document and turns it into a release; fail
 // formats an error about one field.
-func (doc *MetadataDocument) release(name string, fail func(field, format string, args ...any) error, versions versionCache) (r graph.Release, keep bool, err error) {
+func (doc *MetadataDocument) release(name string, fail func(field, format string, args ...any) error, versions versionCache, in releaseInput) (r graph.Release, keep bool, err error) {
 	if doc.Kind != MetadataKind {
 		return r, false, fail("kind", "want %q, got %q", MetadataKind, doc.Kind)
 	}
@@ -173,9 +194,14 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 	if doc.Payload == "" {
 		return r, false, fail("payload", "missing payload pull spec")
 	}
-	r = graph.Release{Version: v.WithBuild(doc.Arch), Payload: doc.Payload, Origin: name, Metadata: map[string]string{}}
-	for k, val := range doc.Metadata {
-		r.Metadata[k] = val
+	// keep is decided before the metadata map can change below.
+	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
+	r = graph.Release{Version: v.WithBuild(doc.Arch), Payload: doc.Payload, Origin: name, Metadata: doc.Metadata}
+	if !in.ownMetadata || r.Metadata == nil {
+		r.Metadata = make(map[string]string, len(doc.Metadata)+2)
+		for k, val := range doc.Metadata {
+			r.Metadata[k] = val
+		}
 	}
 	ref := doc.ManifestRef
 	if _, digest, ok := strings.Cut(doc.Payload, "@"); ok && ref == "" {
@@ -186,10 +212,15 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 	}
 	r.Metadata[graph.KeyArch] = doc.Arch
 	for _, list := range []struct {
-		field string
-		in    []string
-		out   *[]version.Version
-	}{{"previous", doc.Previous, &r.Previous}, {"next", doc.Next, &r.Next}} {
+		field  string
+		in     []string
+		parsed []version.Version
+		out    *[]version.Version
+	}{{"previous", doc.Previous, in.lists.previous, &r.Previous}, {"next", doc.Next, in.lists.next, &r.Next}} {
+		if list.parsed != nil {
+			*list.out = list.parsed
+			continue
+		}
 		*list.out = make([]version.Version, 0, len(list.in))
 		for _, s := range list.in {
 			pv, err := versions.parse(s)
@@ -199,7 +230,6 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 			*list.out = append(*list.out, pv)
 		}
 	}
-	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
 	return r, keep, nil
 }
 

@@ -75,7 +75,7 @@ func (s *Scraped) Graph(ctx context.Context) (*graph.Graph, error) {
 		fail := func(field, format string, args ...any) error {
 			return fmt.Errorf("%s (%s): %s: %s", origin, r.Digest, field, fmt.Sprintf(format, args...))
 		}
-		rel, _, err := doc.release(origin, fail, versions)
+		rel, _, err := doc.release(origin, fail, versions, releaseInput{})
 		if err != nil {
 			return nil, fmt.Errorf("release source %s: %w", s, err)
 		}
