@@ -147,9 +147,12 @@ func TestFastPathReadsOncePerRequest(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	// n requests, the end of the connection, and a first read that may
-	// come before the first request.
-	if reads := srv.Reads(); reads < n+1 || reads > n+2 {
-		t.Errorf("%d reads for %d requests, want %d or %d", reads, n, n+1, n+2)
+	// come before the first request: n+2 in 30 of 30 runs. A readiness
+	// event that comes twice for one request (the answer's ACK reports
+	// the socket readable too) costs a read that finds nothing: a tenth
+	// is allowed for those, well short of the 2n of reading first.
+	if reads := srv.Reads(); reads < n+1 || reads > n+2+n/10 {
+		t.Errorf("%d reads for %d requests, want %d to %d", reads, n, n+1, n+2+n/10)
 	}
 	if srv.Handoffs() != 0 {
 		t.Errorf("%d connections handed to net/http", srv.Handoffs())
