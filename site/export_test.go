@@ -25,6 +25,10 @@ func (h *Handler) GzippedBody(name string) ([]byte, error) {
 // Handoffs counts the connections the fast path gave to Fallback.
 func (s *Server) Handoffs() int64 { return s.handoffs.Load() }
 
+// Reads counts the fast path's read system calls on the connections it
+// has finished with.
+func (s *Server) Reads() int64 { return s.reads.Load() }
+
 // HeadEnd is headEnd.
 var HeadEnd = headEnd
 

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -60,6 +59,7 @@ type Server struct {
 
 	dates    atomic.Pointer[dateCache]
 	handoffs atomic.Int64 // connections given to Fallback
+	reads    atomic.Int64 // the fast path's read system calls, of connections it has finished with
 }
 
 // Serve accepts connections on ln until Shutdown; it returns
@@ -148,7 +148,7 @@ func (s *Server) newConn(c net.Conn) *fastConn {
 	if s.closing.Load() {
 		return nil
 	}
-	fc := &fastConn{s: s, c: c, br: bufio.NewReaderSize(c, fastReadBuffer), w: newConnWriter(c)}
+	fc := newFastConn(s, c)
 	s.conns[fc] = struct{}{}
 	s.active.Add(1)
 	return fc
@@ -199,19 +199,21 @@ func (l *handoffListener) push(c net.Conn) {
 	}
 }
 
-// bufferedConn is a connection net/http serves, whose first bytes may
-// have been read into r already. Its own refusals are rewritten as JSON
-// on the way out (refusal.go).
+// bufferedConn is a connection net/http serves, whose first bytes,
+// pending, may have been read already. Its own refusals are rewritten as
+// JSON on the way out (refusal.go).
 type bufferedConn struct {
 	net.Conn
-	r *bufio.Reader // nil: nothing was read
+	pending []byte
 }
 
 func (c *bufferedConn) Read(p []byte) (int, error) {
-	if c.r == nil {
+	if len(c.pending) == 0 {
 		return c.Conn.Read(p)
 	}
-	return c.r.Read(p)
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
 }
 
 func (c *bufferedConn) Write(p []byte) (int, error) {

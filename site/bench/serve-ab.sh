@@ -12,8 +12,9 @@
 # TREE_DIR is a generated tree (serve.sh's real-scale one: synth-releases,
 # then generate); without it the tree is generated here with A. Each
 # result line is serve.sh's, prefixed with the round, mode, server and
-# load average, followed by the CPU steal and the server's CPU time per
-# answer (user + system, its workers' included).
+# load average, followed by the CPU steal and the server's cost per answer
+# (site/bench/procstat.sh: CPU time, user + system, and context switches,
+# its workers' included).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${A:?A=path to the first upgraph binary}" "${B:?B=path to the second upgraph binary}"
@@ -29,6 +30,7 @@ cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "
 trap cleanup EXIT
 trap "exit 1" INT TERM
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+. site/bench/procstat.sh
 
 if [ -z "${TREE_DIR:-}" ]; then
   "$A" synth-releases --graph-data ../shared/graph-data --out "$WORK/releases" >/dev/null
@@ -67,13 +69,6 @@ start() { # server cpu-list nginx-workers
   fi
 }
 stop() { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
-cputicks() { # the server's CPU time (user + system) so far, in clock ticks, workers included
-  local total=0 p
-  for p in "$PID" $(pgrep -P "$PID" || true); do
-    total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0) ))
-  done
-  echo "$total"
-}
 run() { # name cpu-list threads duration: the RESULT line and the CPU steal
   .ci/steal taskset -c "$2" wrk -t "$3" -c "$CONNECTIONS" -d "$4" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$PORT" -- "$WORK/paths.txt" 2>&1 |
     grep '^RESULT\|^cpu during' | sed "s/^RESULT/$1/; s/^cpu during the run:/ /" | paste -sd' '
@@ -94,13 +89,11 @@ for round in $(seq "$ROUNDS"); do
       s=${servers[$(( (i + round) % 3 ))]}
       start "$s" "$scpus" "$workers"
       taskset -c "$cpus" wrk -t "$threads" -c "$CONNECTIONS" -d 5s -s site/bench/urls.lua "http://127.0.0.1:$PORT" -- "$WORK/paths.txt" >/dev/null
-      t0=$(cputicks)
+      t0=$(procstat "$PID")
       line=$(run "$s" "$cpus" "$threads" "$DURATION")
-      t1=$(cputicks)
-      # The server's CPU per answer: what other processes' load changes
-      # least (the latencies and req/s depend on the CPU it was given).
-      cpu=$(echo "$line" | awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" '{ for (i = 1; i <= NF; i++) if ($i ~ /^requests=/) { split($i, r, "="); if (r[2] > 0) printf "%.1f", t / hz / r[2] * 1e6 } }')
-      echo "round=$round mode=$mode load=$(cut -d' ' -f1 /proc/loadavg) $line cpu_us_per_answer=$cpu"
+      t1=$(procstat "$PID")
+      cost=$(perAnswer "$t0" "$t1" "$(echo "$line" | sed -n 's/.*requests=\([0-9]*\).*/\1/p')")
+      echo "round=$round mode=$mode load=$(cut -d' ' -f1 /proc/loadavg) $line $cost"
       stop
     done
   done

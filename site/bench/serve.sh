@@ -20,6 +20,7 @@ cleanup() { [ -n "${UPGRAPH_PID:-}" ] && kill "$UPGRAPH_PID" 2>/dev/null; [ -n "
 trap cleanup EXIT
 bash .ci/deps
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+. site/bench/procstat.sh
 
 go build -trimpath -o "$WORK/upgraph" ./cmd/upgraph
 if [ "$TREE" = demo ]; then
@@ -64,9 +65,13 @@ stop_servers() {
 warm() { # port wrk-cpu-list wrk-threads duration
   taskset -c "$2" wrk -t "$3" -c "$CONNECTIONS" -d "$4" -s site/bench/urls.lua "http://127.0.0.1:$1" -- "$WORK/paths.txt" >/dev/null
 }
-bench() { # name port wrk-cpu-list wrk-threads: the RESULT line, and the CPU steal during the run
-  .ci/steal taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" 2>&1 |
-    grep '^RESULT\|^cpu during' | sed "s/^RESULT/$1/; s/^cpu during the run:/  $1 run:/"
+bench() { # name port wrk-cpu-list wrk-threads server-pid: the RESULT line, the CPU steal during the run, and the server's cost per answer
+  local before out
+  before=$(procstat "$5")
+  out=$(.ci/steal taskset -c "$3" wrk -t "$4" -c "$CONNECTIONS" -d "$DURATION" --timeout 10s -s site/bench/urls.lua "http://127.0.0.1:$2" -- "$WORK/paths.txt" 2>&1 |
+    grep '^RESULT\|^cpu during' | sed "s/^RESULT/$1/; s/^cpu during the run:/  $1 run:/")
+  echo "$out"
+  echo "  $1 per answer: $(perAnswer "$before" "$(procstat "$5")" "$(echo "$out" | sed -n 's/.*requests=\([0-9]*\).*/\1/p')")"
 }
 p99ratio() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "p99_ms="); split(b, y, "p99_ms="); printf "%.2f", (x[2]+0)/(y[2]+0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "rps="); split(b, y, "rps="); printf "%.2f", (x[2]+0)/(y[2]+0) }'; }
@@ -95,10 +100,10 @@ for mode in ${MODES:-shared pinned gzip}; do
   rss_start=$(rss "$UPGRAPH_PID")
   warm 18181 "$cpus" "$threads" "$warmup"
   rss_before=$(rss "$UPGRAPH_PID")
-  up=$(bench upgraph 18181 "$cpus" "$threads")
+  up=$(bench upgraph 18181 "$cpus" "$threads" "$UPGRAPH_PID")
   rss_after=$(rss "$UPGRAPH_PID")
   warm 18182 "$cpus" "$threads" "$warmup"
-  ng=$(bench nginx 18182 "$cpus" "$threads")
+  ng=$(bench nginx 18182 "$cpus" "$threads" "$NGINX_PID")
   stop_servers
   echo "== $mode: wrk -t $threads on CPUs $cpus"
   echo "$up"
