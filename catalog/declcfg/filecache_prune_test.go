@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/cputime"
 )
 
 // hexName is a well-formed entry name starting with prefix.
@@ -342,11 +344,11 @@ func BenchmarkFileCachePrune(b *testing.B) {
 	}
 	c := &FileCache{Dir: dir}
 	now := time.Now()
-	start := cpuTime()
+	start := cputime.Process()
 	for b.Loop() {
 		if n := c.prune(now); n != (pruned{}) {
 			b.Fatalf("pruned %+v", n)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

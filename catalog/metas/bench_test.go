@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/cputime"
 )
 
 // Benchmarks of Files over the shared real catalog (14 MB of FBC, 856
@@ -28,11 +29,11 @@ func benchFiles(b *testing.B, copies int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var files []File
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		files = Files(dc)
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	out := 0
 	for _, f := range files {
 		out += len(f.Data)

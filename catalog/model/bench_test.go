@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/cputime"
 )
 
 // Benchmarks over the shared real catalog (14 MB of FBC, 745 bundles)
@@ -26,7 +27,7 @@ func benchConvert(b *testing.B, copies int) {
 	cfg := benchCatalog(b, copies)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		Convert(cfg)
 	}
@@ -36,7 +37,7 @@ func benchConvert(b *testing.B, copies int) {
 // reportCPU adds the process CPU time per op (all threads; steadier than
 // wall time on a shared machine).
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkConvert: model, validation and warnings.
@@ -47,7 +48,7 @@ func benchAll(b *testing.B, copies int) {
 	cfg := benchCatalog(b, copies)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		c := Convert(cfg)
 		c.Graphs()
@@ -68,7 +69,7 @@ func benchViews(b *testing.B, copies int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		n = len(c.InstalledViews())
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/upgraph/upgraph/internal/cputime"
 )
 
 // v0StuckWalk is v0Stuck as it was before v0WalkEnds: every entry's
@@ -86,7 +88,7 @@ func BenchmarkV0StuckReplacesChain(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", way, n), func(b *testing.B) {
 				ch := Convert(replacesChain(b, n)).Package("p").Channel("stable")
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					if way == "walk" {
 						v0StuckWalk(ch)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/cputime"
 	"github.com/upgraph/upgraph/internal/fbctest"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkV0PathsReplacesChain(b *testing.B) {
 				m := Convert(replacesChain(b, n))
 				ch := m.Package("p").Channel("stable")
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					paths := ch.V0Paths()
 					for _, e := range ch.Entries {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
+	"github.com/upgraph/upgraph/internal/cputime"
 	"github.com/upgraph/upgraph/internal/fbctest"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkV0SetPathsChain(b *testing.B) {
 				c := depChain(b, n)
 				ch := c.Package("p").Channel("stable")
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					s := NewV0Set([]V0CatalogMember{{Name: "cat", Catalog: c}})
 					paths := ch.V0Paths()

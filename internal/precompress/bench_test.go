@@ -15,6 +15,7 @@ import (
 	"time"
 
 	kpgzip "github.com/klauspost/compress/gzip"
+	"github.com/upgraph/upgraph/internal/cputime"
 )
 
 // BenchmarkGzip compresses samples of a tree's served files with the
@@ -60,7 +61,7 @@ func BenchmarkGzip(b *testing.B) {
 				b.SetBytes(int64(raw))
 				var dst []byte
 				size := 0
-				cpu := cpuTime()
+				cpu := cputime.Process()
 				for b.Loop() {
 					size = 0
 					for _, f := range class.files {
@@ -68,7 +69,7 @@ func BenchmarkGzip(b *testing.B) {
 						size += len(dst)
 					}
 				}
-				cpu = cpuTime() - cpu
+				cpu = cputime.Process() - cpu
 				b.ReportMetric(cpu.Seconds()*1e3/float64(b.N)/(float64(raw)/1e6), "cpu-ms/MB")
 				b.ReportMetric(100*float64(size)/float64(raw), "size-%")
 				b.ReportMetric(100*float64(size)/float64(stdSize), "vs-std-%")

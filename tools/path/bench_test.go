@@ -3,6 +3,7 @@ package path
 import (
 	"testing"
 
+	"github.com/upgraph/upgraph/internal/cputime"
 	"github.com/upgraph/upgraph/release/mirror"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkPlan(b *testing.B) {
 // three channel graphs, decode them, take their union and plan.
 func BenchmarkFind(b *testing.B) {
 	dir := realTreeDir(b)
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		s, err := mirror.OpenSource(b.Context(), dir, mirror.SourceOptions{})
 		if err != nil {
@@ -54,7 +55,7 @@ func BenchmarkFind(b *testing.B) {
 		}
 	}
 	// CPU time, GC included, is steadier than wall time on a busy machine.
-	b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkDecode measures Decode alone on the real-scale stable-4.16
