@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/atomicfile"
 )
 
 // FileCache keeps what decoding each catalog file gave (its blobs' keys,
@@ -119,20 +121,7 @@ func (c *FileCache) put(sum [sha256.Size]byte, r fileResult) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(appendEntry(nil, r))
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), p)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(p, ".tmp-*", appendEntry(nil, r))
 }
 
 // An entry is entryMagic, the number of blobs, for each its line, offset

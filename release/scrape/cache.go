@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/upgraph/upgraph/internal/atomicfile"
 )
 
 // Entry is what one manifest digest holds for the graph: a release
@@ -78,19 +79,7 @@ func (c DirCache) Put(e Entry) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("scrape cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+h.Hex+".*")
-	if err != nil {
-		return fmt.Errorf("scrape cache: %w", err)
-	}
-	_, err = tmp.Write(mustJSON(e))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(p, "."+h.Hex+".*", mustJSON(e)); err != nil {
 		return fmt.Errorf("scrape cache: %w", err)
 	}
 	return nil
