@@ -41,8 +41,13 @@ const pruneMarker = ".last-pruned"
 // maybePrune prunes the cache unless a load (of this process or another
 // sharing the directory) did within pruneEvery of now. A cache where the
 // marker cannot be written is not pruned: nothing could be removed there
-// either.
+// either. A cache directory that does not exist holds nothing to prune
+// and is not made for the marker: a load that stored no entry (an empty
+// catalog, a run refused before storing any) leaves no trace.
 func (c *FileCache) maybePrune(now time.Time) {
+	if _, err := os.Stat(c.Dir); err != nil {
+		return
+	}
 	marker := filepath.Join(c.Dir, decodedFormat, pruneMarker)
 	if st, err := os.Stat(marker); err == nil {
 		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {

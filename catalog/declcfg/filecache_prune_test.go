@@ -352,3 +352,15 @@ func BenchmarkFileCachePrune(b *testing.B) {
 	}
 	b.ReportMetric(float64((cputime.Process()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
+
+// TestFileCacheMaybePruneNoCache: a cache directory that does not exist
+// is not made, for the marker or anything else (a refused run, or a load
+// of an empty catalog, leaves nothing behind).
+func TestFileCacheMaybePruneNoCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "catalogs")
+	c := &FileCache{Dir: dir}
+	c.maybePrune(time.Date(2026, 11, 28, 17, 0, 0, 0, time.UTC))
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("pruning a missing cache made %s (%v)", dir, err)
+	}
+}
