@@ -285,13 +285,17 @@ func BenchmarkIncremental(b *testing.B) {
 			}
 		}
 		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
+			// As upgraph generate does: the output is begun (locked, its
+			// spare and index.json read) while the graph is built.
+			started := generator.Start(ctx, writer.DirStore{Dir: out, Trace: trace}, log)
+			defer started.Abort()
 			built, err := generator.Build(ctx, &source.MetadataDir{Dir: "synthesised", FS: r}, g,
 				generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: log})
 			if err != nil {
 				b.Fatal(err)
 			}
 			if _, err := generator.Render(ctx, built, generator.RenderOptions{
-				Store: writer.DirStore{Dir: out, Trace: trace}, GeneratedAt: time.Unix(0, 0), Precompress: precompressed, Full: full, Stats: stats,
+				Started: started, GeneratedAt: time.Unix(0, 0), Precompress: precompressed, Full: full, Stats: stats,
 				Logger: log,
 			}); err != nil {
 				b.Fatal(err)

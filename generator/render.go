@@ -29,8 +29,12 @@ type RenderOptions struct {
 	// Channels limits the channels rendered (nil: all).
 	Channels *regexp.Regexp
 	// Arches limits the architectures rendered (nil: all found).
-	Arches      []string
-	Store       writer.Store
+	Arches []string
+	// Store receives the generation, unless Started is set.
+	Store writer.Store
+	// Started, when set, is the generation begun by Start (in its own
+	// store; Store is not used), which Render commits or aborts.
+	Started     *Started
 	GeneratedAt time.Time
 	// NoViewer leaves the static viewer (index.html, viewer/) out, for
 	// trees only ever read through the graph API.
@@ -103,6 +107,9 @@ type Stats struct {
 // commits the generation. On any error the generation is discarded. b
 // is nil for a tree of catalogs alone.
 func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manifest, error) {
+	// A refusal below leaves a started generation aborted (after it is
+	// taken, this does nothing).
+	defer opts.Started.Abort()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -151,11 +158,15 @@ func Render(ctx context.Context, b *Built, opts RenderOptions) (*manifest.Manife
 		}
 	}
 
-	staging, err := opts.Store.Begin(ctx)
+	staging, previous, err := begin(ctx, opts, log)
 	if err != nil {
 		return nil, err
 	}
-	previous := readPrevious(ctx, staging, log)
+	if previous != nil {
+		// The generation lists about as many files as the one it
+		// replaces: no growing of the table as they are recorded.
+		m.Files = make(map[string]manifest.File, len(previous.Files))
+	}
 	var gz *copier
 	if opts.Precompress {
 		gz = newCopier(previous)

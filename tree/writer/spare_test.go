@@ -358,20 +358,47 @@ func TestNoSpare(t *testing.T) {
 }
 
 // TestSpareAbort: an aborted run over the spare leaves the served tree as
-// it was and nothing but it beside the output (the spare, the staging
-// tree, is removed with the run).
+// it was and its staging tree, the spare it took (written to), as the
+// spare again, from which the next run makes a fresh run's tree; an
+// aborted run that had no spare, or whose store keeps none, leaves
+// nothing but the output.
 func TestSpareAbort(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s := DirStore{Dir: dir}
 	runSpare(t, s, spareA)
+	st := beginSpare(t, s, spareB) // no spare yet: a new staging tree
+	if err := st.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, dir, spareA)
+	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("beside the output after an abort without a spare: %v", got)
+	}
+
 	runSpare(t, s, spareB)
-	st := beginSpare(t, s, spareA)
+	st = beginSpare(t, s, spareA) // over the spare (spareA's tree)
 	if err := st.Abort(); err != nil {
 		t.Fatal(err)
 	}
 	checkTree(t, dir, spareB)
+	if got := siblings(t, dir); !slices.Equal(got, []string{".out.upgraph-spare", "out"}) {
+		t.Errorf("beside the output after an abort over the spare: %v", got)
+	}
+	checkTree(t, SpareName(dir), spareA) // as the aborted run left it
+	if r := runSpare(t, s, spareA); r.kept == 0 {
+		t.Errorf("the run after the abort kept no name of the spare: %+v", r)
+	}
+	checkTree(t, dir, spareA)
+	checkTree(t, SpareName(dir), spareB)
+
+	s.NoSpare = true
+	st = beginSpare(t, s, spareB)
+	if err := st.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, dir, spareA)
 	if got := siblings(t, dir); !slices.Equal(got, []string{"out"}) {
-		t.Errorf("beside the output after an abort: %v", got)
+		t.Errorf("beside the output after an abort with NoSpare: %v", got)
 	}
 }
 

@@ -628,12 +628,22 @@ func (d *dirStaging) Commit(ctx context.Context) error {
 	return err
 }
 
+// Abort removes the staging tree, or, when it was the spare, makes it
+// the spare again: a run that fails (inputs refused after the store was
+// begun, generator.Start) neither pays for removing tens of thousands of
+// names nor costs the next run its spare. What the run changed in it is
+// no matter: no name of the spare is trusted (see spareTree).
 func (d *dirStaging) Abort() error {
 	defer d.unlock()
 	defer d.previous.close()
 	d.closeDirs()
 	removeAll(d.trash)
 	d.trash = nil
+	if d.spare != nil && !d.store.NoSpare {
+		if _, err := os.Lstat(d.spareName); errors.Is(err, fs.ErrNotExist) && os.Rename(d.tmp, d.spareName) == nil {
+			return nil
+		}
+	}
 	return removeTree(d.tmp)
 }
 
