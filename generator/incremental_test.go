@@ -287,13 +287,17 @@ func TestIncrementalMatchesFull(t *testing.T) {
 					t.Fatal(err)
 				}
 				render := func(store writer.Store, full bool, stats *generator.Stats) error {
+					// Begun while the graph is built, as generate does; a
+					// refused build aborts it (the spare kept).
+					started := generator.Start(t.Context(), store, nil)
+					defer started.Abort()
 					b, err := generator.Build(t.Context(), &gensource.MetadataDir{Dir: "rel", FS: rel}, gd,
 						generator.BuildOptions{GraphData: graphdata.DefaultOptions()})
 					if err != nil {
 						return err
 					}
 					_, err = generator.Render(t.Context(), b, generator.RenderOptions{
-						Store: store, GeneratedAt: time.Unix(int64(step), 0),
+						Started: started, GeneratedAt: time.Unix(int64(step), 0),
 						Precompress: precompressed, Full: full, Stats: stats,
 						Catalogs: []*catviews.Catalog{viewstest.Load(t, "c", "dir:"+src, false)},
 					})

@@ -289,12 +289,16 @@ func (r *Service) generate(ctx context.Context, in serviceInputs, g *graph.Graph
 	r.m.phase("read", start)
 	start = time.Now()
 	defer r.m.phase("generate", start)
+	out := r.cfg.TreeDir()
+	// The tree is begun (locked, its spare and index.json read) while
+	// the graph is built; a refresh that stops before Render aborts it.
+	started := generator.Start(ctx, writer.DirStore{Dir: out, NoSpare: r.cfg.NoSpare}, r.log)
+	defer started.Abort()
 	built, err := generator.Build(ctx, graphSource{g: g, name: "registry:" + r.cfg.Releases}, gdfs,
 		generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: r.log})
 	if err != nil {
 		return "", false, err
 	}
-	out := r.cfg.TreeDir()
 	check, err := guard.New(ctx, guard.Options{Flag: "data", Out: out, Threshold: r.cfg.ShrinkThreshold,
 		Force: r.cfg.Force, AllowEmpty: r.cfg.AllowEmpty})
 	if err != nil {
@@ -329,7 +333,7 @@ func (r *Service) generate(ctx context.Context, in serviceInputs, g *graph.Graph
 		return "", false, err
 	}
 	m, err := generator.Render(ctx, built, generator.RenderOptions{
-		Store: writer.DirStore{Dir: out, NoSpare: r.cfg.NoSpare}, GeneratedAt: at, Workers: r.cfg.Workers, Logger: r.log,
+		Started: started, GeneratedAt: at, Workers: r.cfg.Workers, Logger: r.log,
 		Check: checkNext, Catalogs: cats, Sign: signer, Precompress: true, Rollouts: plan,
 	})
 	if err != nil {

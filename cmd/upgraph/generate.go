@@ -104,6 +104,10 @@ func runGenerate(c *cli.Context) error {
 	}
 	defer gcbudget.Apply(generator.HeapBudget)()
 	start := time.Now()
+	// The output is begun (locked, its spare and index.json read) while
+	// the inputs are read; a run that stops before Render aborts it.
+	started := generator.Start(c.Context, writer.DirStore{Dir: out, Trace: phaseTrace(log), NoSpare: c.Bool("no-spare")}, log)
+	defer started.Abort()
 	// Catalogs first: a catalog that fails validation fails the run
 	// before releases are scraped.
 	var cats []*catviews.Catalog
@@ -136,7 +140,7 @@ func runGenerate(c *cli.Context) error {
 		return err
 	}
 	m, err := generator.Render(c.Context, built, generator.RenderOptions{
-		Channels: channels, Arches: arches, Store: writer.DirStore{Dir: out, Trace: phaseTrace(log), NoSpare: c.Bool("no-spare")},
+		Channels: channels, Arches: arches, Started: started,
 		GeneratedAt: at, Workers: c.Int("workers"), NoViewer: c.Bool("no-viewer"), Logger: log,
 		Check: check, Catalogs: cats, Sign: signer, Precompress: !c.Bool("no-precompress"), Rollouts: plan,
 		Full: c.Bool("full"),
