@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/upgraph/upgraph/tree/bundle"
 	"github.com/upgraph/upgraph/tree/manifest"
@@ -40,12 +41,13 @@ func New(ctx context.Context, o Options) (func(*manifest.Manifest) error, error)
 	flag, out, isBundle, force := o.Flag, o.Out, o.Bundle, o.Force
 	var (
 		prev *manifest.Manifest
+		read os.FileInfo // the index.json prev was read from
 		err  error
 	)
 	if isBundle {
 		prev, err = PreviousBundle(ctx, out)
 	} else {
-		prev, err = PreviousTree(out)
+		prev, read, err = previousTree(out)
 	}
 	if err != nil {
 		if errors.Is(err, writer.ErrNotAGeneration) {
@@ -68,9 +70,14 @@ func New(ctx context.Context, o Options) (func(*manifest.Manifest) error, error)
 		if !isBundle {
 			// Read again now that the output is locked: a run that
 			// finished since the first read replaced the generation this
-			// one is compared with.
-			if now, err := PreviousTree(out); err == nil {
-				prev = now
+			// one is compared with. Unless index.json is still the file
+			// read then (a generation is swapped in whole, so another
+			// one's index.json is another inode): parsing tens of
+			// thousands of entries again would delay the swap.
+			if !unchanged(out, read) {
+				if now, err := PreviousTree(out); err == nil {
+					prev = now
+				}
 			}
 		}
 		if prev != nil {
@@ -87,19 +94,48 @@ func New(ctx context.Context, o Options) (func(*manifest.Manifest) error, error)
 // upgraph wrote is an error here already, before anything is computed,
 // and one that --force does not override.
 func PreviousTree(dir string) (*manifest.Manifest, error) {
+	m, _, err := previousTree(dir)
+	return m, err
+}
+
+// previousTree is PreviousTree, with the Lstat of the index.json read
+// taken before it was read (nil when there is no generation): a file
+// swapped in meanwhile is then another file than the one stat'ed, never
+// the same with other bytes.
+func previousTree(dir string) (*manifest.Manifest, os.FileInfo, error) {
 	resolved, err := writer.Resolve(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	holds, err := writer.Inspect(resolved)
 	if err != nil || !holds {
-		return nil, err
+		return nil, nil, err
+	}
+	st, err := os.Lstat(filepath.Join(resolved, manifest.FileName))
+	if err != nil {
+		st = nil
 	}
 	m, err := manifest.Read(resolved)
 	if err != nil {
-		return nil, fmt.Errorf("the generation there cannot be compared with the new one: %w", err)
+		return nil, nil, fmt.Errorf("the generation there cannot be compared with the new one: %w", err)
 	}
-	return m, nil
+	return m, st, nil
+}
+
+// unchanged reports whether dir's index.json is still the file read,
+// whose Lstat before it was read is read: the same inode, size and
+// modification time (a generation's files are written before the
+// commit returns, which waits out the file clock's tick).
+func unchanged(dir string, read os.FileInfo) bool {
+	if read == nil {
+		return false
+	}
+	resolved, err := writer.Resolve(dir)
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(filepath.Join(resolved, manifest.FileName))
+	return err == nil && os.SameFile(read, now) && now.Size() == read.Size() && now.ModTime().Equal(read.ModTime())
 }
 
 // PreviousBundle is the manifest of the bundle at file (nil when there is
