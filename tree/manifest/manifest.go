@@ -8,11 +8,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -231,28 +229,6 @@ func (m *Manifest) Encode() ([]byte, error) {
 }
 
 // encodeFiles writes files as encoding/json does a map[string]File.
-func encodeFiles(files map[string]File) []byte {
-	if files == nil {
-		return []byte("null")
-	}
-	names := slices.Sorted(maps.Keys(files))
-	b := make([]byte, 0, len(files)*(len(`"":{"sha256":"","size":},`)+64+40+12)+2)
-	b = append(b, '{')
-	for i, name := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		f := files[name]
-		b = appendPlainString(b, name)
-		b = append(b, `:{"sha256":`...)
-		b = appendPlainString(b, f.SHA256)
-		b = append(b, `,"size":`...)
-		b = strconv.AppendInt(b, f.Size, 10)
-		b = append(b, '}')
-	}
-	return append(b, '}')
-}
-
 // appendPlainString appends s quoted. Printable ASCII other than '"' and
 // '\' is written as is, as encoding/json writes it; anything else goes
 // through encoding/json.

@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,5 +148,43 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("files %v:\nEncode  %s\njson    %s", files, got, want)
 		}
+	}
+}
+
+// TestEncodeFilesLarge: a file table large enough to be sorted and
+// encoded in parts (encodeFiles) is encoding/json's, in any number of
+// parts.
+func TestEncodeFilesLarge(t *testing.T) {
+	files := map[string]File{}
+	for i := range 3*parallelFiles + 7 {
+		name := fmt.Sprintf("graph/a%d/stable-4.%d/4.%d.%d.json", i%5, i%37, i%37, i)
+		if i%1000 == 0 {
+			name += ` "odd"`
+		}
+		files[name] = File{SHA256: SHA256([]byte(name)), Size: int64(i)}
+	}
+	want, err := jsonw.Marshal(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = bytes.TrimSuffix(want, []byte("\n"))
+	for _, procs := range []int{1, 2, 3, 8} {
+		prev := runtime.GOMAXPROCS(procs)
+		got := encodeFiles(files)
+		runtime.GOMAXPROCS(prev)
+		if !bytes.Equal(got, want) {
+			t.Errorf("GOMAXPROCS %d: the file table is not encoding/json's", procs)
+		}
+	}
+}
+
+func BenchmarkEncodeFiles(b *testing.B) {
+	files := map[string]File{}
+	for i := range 78643 {
+		name := fmt.Sprintf("graph/a%d/stable-4.%d/4.%d.%d.json", i%5, i%37, i%37, i)
+		files[name] = File{SHA256: SHA256([]byte(name)), Size: int64(i)}
+	}
+	for b.Loop() {
+		encodeFiles(files)
 	}
 }
