@@ -127,7 +127,7 @@ func (t *spareTree) readDir(rootFd int, root, rel string, buf []byte) (*spareDir
 	if st.Uid != uint32(os.Getuid()) || st.Mode&0o300 != 0o300 {
 		return nil, nil, fmt.Errorf("spare %s: not a directory this user may change (mode %o, owner %d)", p, st.Mode&0o777, st.Uid)
 	}
-	d := &spareDir{path: p, dev: t.dev, files: map[string]uint64{}, subdirs: map[string]bool{}, inos: map[string]uint64{}}
+	d := &spareDir{path: p, dev: t.dev, files: map[string]uint64{}, subdirs: map[string]bool{}}
 	var subdirs []string
 	for {
 		n, err := retryEINTR(func() (int, error) { return unix.Getdents(fd, buf) })
@@ -174,6 +174,9 @@ func (t *spareTree) readDir(rootFd int, root, rel string, buf []byte) (*spareDir
 			}
 		}
 	}
+	// The generation puts about the names the spare has: recording them
+	// grows no table.
+	d.inos = make(map[string]uint64, len(d.files))
 	return d, subdirs, nil
 }
 
