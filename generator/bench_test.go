@@ -257,7 +257,12 @@ func BenchmarkIncremental(b *testing.B) {
 	}
 	same := func() (fstest.MapFS, fstest.MapFS) { return rel, gd }
 	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
-	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
+	b.Cleanup(func() {
+		// Their spares too: in a tmpfs each holds gigabytes.
+		for _, d := range []string{inc, full, writer.SpareName(inc), writer.SpareName(full)} {
+			os.RemoveAll(d)
+		}
+	})
 
 	// BENCH_PRECOMPRESS=0 leaves the gzip copies out (--no-precompress).
 	precompressed := os.Getenv("BENCH_PRECOMPRESS") != "0"
@@ -444,7 +449,12 @@ func BenchmarkIncrementalCatalog(b *testing.B) {
 		})
 	}
 	inc, full := filepath.Join(base, "inc"), filepath.Join(base, "full")
-	b.Cleanup(func() { os.RemoveAll(inc); os.RemoveAll(full) })
+	b.Cleanup(func() {
+		// Their spares too: in a tmpfs each holds gigabytes.
+		for _, d := range []string{inc, full, writer.SpareName(inc), writer.SpareName(full)} {
+			os.RemoveAll(d)
+		}
+	})
 	generate(b, inc, true, nil)
 	generate(b, full, true, nil)
 	loadTime, loadCPU = 0, 0
