@@ -70,8 +70,11 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		for w := range batches {
 			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 		}
-		inputs := packageInputs(c, gz != nil)
-		taken, err := takePackages(ctx, c, inputs, reuse, gz != nil, stats)
+		inputs, err := packageInputs(ctx, c, gz != nil, workers)
+		if err != nil {
+			return err
+		}
+		taken, err := takePackages(ctx, c, inputs, reuse, gz != nil, workers, stats)
 		if err != nil {
 			return err
 		}
@@ -114,7 +117,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 					return nil
 				}
 			}
-			tf := &treeFile{name: f.Path, cuts: f.Cuts}
+			tf := &treeFile{name: f.Path, cuts: f.Cuts, info: manifest.File{SHA256: f.SHA256}}
 			mu.Lock()
 			files = append(files, tf)
 			rendered++
@@ -218,33 +221,56 @@ type takenPackages struct {
 func (t *takenPackages) whole(pkg string) bool { return t.wholly[pkg] }
 
 // takePackages takes over from reuse the files of each package of c
-// whose input digest is unchanged.
-func takePackages(ctx context.Context, c *catviews.Catalog, inputs map[string]string, reuse *previousGeneration, copies bool, stats *Stats) (*takenPackages, error) {
+// whose input digest is unchanged, on up to workers goroutines (one
+// check of the previous tree's file each, tens of thousands of them).
+func takePackages(ctx context.Context, c *catviews.Catalog, inputs map[string]string, reuse *previousGeneration, copies bool, workers int, stats *Stats) (*takenPackages, error) {
 	t := &takenPackages{files: map[string]*treeFile{}, needCopy: map[string]bool{}, wholly: map[string]bool{}}
-	for _, p := range c.Model.Packages {
+	type check struct {
+		pkg              int // in c.Model.Packages
+		linked, needCopy bool
+		f                *treeFile
+	}
+	var checks []check
+	for i, p := range c.Model.Packages {
 		if !reuse.packageUnchanged(c.Name, p.Name, inputs[p.Name]) {
-			stats.PackagesRendered++
 			continue
 		}
-		whole := true
 		for _, name := range c.PackageFiles(p) {
-			tf := &treeFile{name: name}
-			linked, needCopy, err := reuse.take(ctx, tf, copies)
+			checks = append(checks, check{pkg: i, f: &treeFile{name: name}})
+		}
+	}
+	const chunk = 64
+	err := parallel.Run(ctx, workers, (len(checks)+chunk-1)/chunk, func(ctx context.Context, _, i int) error {
+		for k := i * chunk; k < min(len(checks), (i+1)*chunk); k++ {
+			var err error
+			checks[k].linked, checks[k].needCopy, err = reuse.take(ctx, checks[k].f, copies)
 			if err != nil {
-				return nil, err
-			}
-			if !linked {
-				whole = false
-				continue
-			}
-			stats.CatalogFilesTaken++
-			t.files[name] = tf
-			if needCopy {
-				t.needCopy[name] = true
-				whole = false
+				return err
 			}
 		}
-		if whole {
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	whole := make([]bool, len(c.Model.Packages))
+	for i, p := range c.Model.Packages {
+		whole[i] = reuse.packageUnchanged(c.Name, p.Name, inputs[p.Name])
+	}
+	for _, k := range checks {
+		if !k.linked {
+			whole[k.pkg] = false
+			continue
+		}
+		stats.CatalogFilesTaken++
+		t.files[k.f.name] = k.f
+		if k.needCopy {
+			t.needCopy[k.f.name] = true
+			whole[k.pkg] = false
+		}
+	}
+	for i, p := range c.Model.Packages {
+		if whole[i] {
 			t.wholly[p.Name] = true
 			stats.PackagesTaken++
 		} else {
@@ -308,6 +334,13 @@ func (d *catalogDedup) hash(files []*treeFile, bufs [][]byte) {
 	for i, b := range bufs {
 		files[i].info.Size = int64(len(b))
 		spans[i] = span{unsafe.SliceData(b), len(b)}
+		if files[i].info.SHA256 != "" { // known (all.jsonl's: the content digest)
+			todo[i] = -1
+			if len(b) > 0 {
+				d.hashed[spans[i]] = files[i].info.SHA256
+			}
+			continue
+		}
 		if digest, ok := d.hashed[spans[i]]; ok {
 			files[i].info.SHA256, todo[i] = digest, -1
 			continue

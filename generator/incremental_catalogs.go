@@ -2,14 +2,15 @@ package generator
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"slices"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
 	catviews "github.com/upgraph/upgraph/catalog/views"
+	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/internal/precompress"
 )
 
@@ -33,8 +34,10 @@ const catalogRenderFormat = "upgraph catalog rendering 1"
 // set, every member's name, priority and content digest: any change in a
 // set renders all its packages again, which is exact, if coarse.
 
-// packageInputs returns the input digest of each package of c, by name.
-func packageInputs(c *catviews.Catalog, precompressed bool) map[string]string {
+// packageInputs returns the input digest of each package of c, by name,
+// hashing the packages' blobs on up to workers goroutines, beside c's
+// content digest (catalog.json's, and all.jsonl's).
+func packageInputs(ctx context.Context, c *catviews.Catalog, precompressed bool, workers int) (map[string]string, error) {
 	prefix := sha256.New()
 	prefix.Write(appendString(nil, catalogRenderFormat))
 	if precompressed {
@@ -56,37 +59,66 @@ func packageInputs(c *catviews.Catalog, precompressed bool) map[string]string {
 	} else {
 		prefix.Write(appendString(nil, ""))
 	}
-	wanted := map[string]hash.Hash{}
-	for _, p := range c.Model.Packages {
-		wanted[p.Name] = sha256.New()
+	// The blobs of each package (the last group: those naming none), in
+	// load order.
+	group := make(map[string]int, len(c.Model.Packages))
+	for i, p := range c.Model.Packages {
+		group[p.Name] = i
 	}
-	orphans := sha256.New()
-	var lb []byte
+	orphans := len(c.Model.Packages)
+	blobs := make([][]int32, orphans+1)
 	for i := range c.Config.Metas {
 		m := &c.Config.Metas[i]
 		pkg := m.Package
 		if m.Schema == declcfg.SchemaPackage {
 			pkg = m.Name
 		}
-		h := orphans
+		g := orphans
 		if pkg != "" {
-			if h = wanted[pkg]; h == nil {
+			var ok bool
+			if g, ok = group[pkg]; !ok {
 				continue // a package left out (or none): no files
 			}
 		}
-		lb = binary.LittleEndian.AppendUint64(lb[:0], uint64(len(m.Blob)))
-		h.Write(lb)
-		h.Write(m.Blob)
+		blobs[g] = append(blobs[g], int32(i))
 	}
-	common := append(prefix.Sum(nil), orphans.Sum(nil)...)
-	out := make(map[string]string, len(wanted))
+	sums := make([][]byte, len(blobs))
+	// The content digest first (it hashes every blob), then the groups,
+	// most blobs first.
+	order := make([]int, len(blobs))
+	for g := range order {
+		order[g] = g
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(blobs[b]), len(blobs[a])) })
+	err := parallel.Run(ctx, workers, len(blobs)+1, func(ctx context.Context, _, task int) error {
+		if task == 0 {
+			c.ContentDigest()
+			return nil
+		}
+		g := order[task-1]
+		h := sha256.New()
+		var lb [8]byte
+		for _, i := range blobs[g] {
+			blob := c.Config.Metas[i].Blob
+			binary.LittleEndian.PutUint64(lb[:], uint64(len(blob)))
+			h.Write(lb[:])
+			h.Write(blob)
+		}
+		sums[g] = h.Sum(nil)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	common := append(prefix.Sum(nil), sums[orphans]...)
+	out := make(map[string]string, len(c.Model.Packages))
 	var b []byte
-	for name, h := range wanted {
+	for g, p := range c.Model.Packages {
 		b = append(b[:0], common...)
-		b = appendString(b, name)
-		b = h.Sum(b)
+		b = appendString(b, p.Name)
+		b = append(b, sums[g]...)
 		sum := sha256.Sum256(b)
-		out[name] = "sha256:" + hex.EncodeToString(sum[:])
+		out[p.Name] = "sha256:" + hex.EncodeToString(sum[:])
 	}
-	return out
+	return out, nil
 }

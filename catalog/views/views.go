@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
 	"github.com/upgraph/upgraph/catalog/model"
@@ -300,6 +301,10 @@ type File struct {
 	// Cuts are where its gzip copy's segments start (catalog/metas
 	// Segments), nil for a copy of one stream.
 	Cuts []int
+	// SHA256 is the hex SHA-256 of Data when the catalog knows it
+	// without hashing Data (all.jsonl's is the content digest's), ""
+	// otherwise.
+	SHA256 string
 	// MetasPackage is P for a metas file made of P's blobs alone
 	// (catalog/metas File.Package): its bytes depend on nothing else. ""
 	// for every other file.
@@ -325,17 +330,42 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 	}
 	dir := Dir(c.Name)
 	type task func(ctx context.Context, out func(f File) error) error
-	// The blobs first, the largest task, so that the others fill in
-	// beside it.
-	tasks := []task{
-		func(ctx context.Context, out func(File) error) error {
-			for _, f := range metasFiles(c.Config) {
-				if err := out(f); err != nil {
-					return err
+	// The blobs' files (all.jsonl and metas/…, most of the bytes) are
+	// made in one pass over the blobs, then handed out one by one to
+	// every worker, largest first, so that hashing and writing them is
+	// spread over all: the first worker makes them while the others
+	// render the summary and the packages, and each worker, once its
+	// other tasks are done, takes the files left.
+	var (
+		metasOnce sync.Once
+		metas     []File
+		next      atomic.Int64
+	)
+	pull := func(ctx context.Context, out func(File) error) error {
+		metasOnce.Do(func() {
+			metas = metasFiles(c.Config)
+			for i := range metas {
+				if metas[i].Path == allFile {
+					metas[i].SHA256 = strings.TrimPrefix(c.ContentDigest(), "sha256:")
 				}
 			}
-			return nil
-		},
+			slices.SortStableFunc(metas, func(a, b File) int { return cmp.Compare(len(b.Data), len(a.Data)) })
+		})
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(metas) {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := out(metas[i]); err != nil {
+				return err
+			}
+		}
+	}
+	tasks := []task{
+		pull,
 		func(ctx context.Context, out func(File) error) error {
 			data, err := marshal(c.Summary())
 			if err != nil {
@@ -383,6 +413,9 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 				return nil
 			})
 		}
+	}
+	for range workers - 1 {
+		tasks = append(tasks, pull)
 	}
 	return parallel.Run(ctx, workers, len(tasks), func(ctx context.Context, w, i int) error {
 		return tasks[i](ctx, func(f File) error {
