@@ -294,6 +294,9 @@ type catalogDedup struct {
 	st    writer.Staging
 	links writer.Linker // nil: every file is put
 	reuse writer.Reuser // nil: nothing to carry over
+	// putNew writes a file without comparing it with the previous
+	// generation's (nil: every file is put).
+	putNew writer.NewPutter
 	// listed, in an incremental run, carries over unread a file the
 	// previous index.json lists with the same digest and size
 	// (previousGeneration.carryListed); nil in a full run, which
@@ -372,6 +375,7 @@ func newCatalogDedup(st writer.Staging, listed *previousGeneration) *catalogDedu
 	d := &catalogDedup{st: st, owners: map[string]*treeFile{}, listed: listed, hashed: map[span]string{}}
 	d.links, _ = st.(writer.Linker)
 	d.reuse, _ = st.(writer.Reuser)
+	d.putNew, _ = st.(writer.NewPutter)
 	return d
 }
 
@@ -422,7 +426,13 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 				continue
 			}
 		}
-		if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
+		// A file the previous index.json lists with other bytes is
+		// written without reading the previous one back (PutNew).
+		if d.putNew != nil && d.listed.listsOther(f.name, f.info) {
+			if err := d.putNew.PutNew(ctx, f.name, bufs[i]); err != nil {
+				return err
+			}
+		} else if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
 			return err
 		}
 		if err := fb.putCopy(ctx, d.st, f, bufs[i], false); err != nil {
