@@ -57,6 +57,9 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			stats.SegmentsCompressed += int(gz.compressed.Load() - c0)
 		}()
 	}
+	if gz != nil {
+		gz.byInputs = reuse != nil
+	}
 	dedup := newCatalogDedup(st, reuse)
 	distinct := map[string]bool{}
 	cats = slices.Clone(cats)
@@ -70,7 +73,7 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		for w := range batches {
 			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 		}
-		inputs, err := packageInputs(ctx, c, gz != nil, workers)
+		inputs, ids, err := packageInputs(ctx, c, gz != nil, workers)
 		if err != nil {
 			return err
 		}
@@ -118,6 +121,11 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 				}
 			}
 			tf := &treeFile{name: f.Path, cuts: f.Cuts, info: manifest.File{SHA256: f.SHA256}}
+			if gz != nil && f.Cuts != nil {
+				if in := ids.partInputs(c.Config.Metas, f.Blobs, f.Cuts); len(in) == len(f.Cuts)+1 {
+					gz.segmentInputs.Store(f.Path, in)
+				}
+			}
 			mu.Lock()
 			files = append(files, tf)
 			rendered++
@@ -159,7 +167,10 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			}
 			return nil
 		}
-		var segmented map[string][][2]int64
+		var (
+			segmented     map[string][][2]int64
+			segmentInputs map[string][]string
+		)
 		for _, f := range files {
 			if err := record(f.name, f.info); err != nil {
 				return err
@@ -173,6 +184,12 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 						segmented = map[string][][2]int64{}
 					}
 					segmented[gzName] = segs
+					if in := gz.partInputs(f); len(in) == len(segs) {
+						if segmentInputs == nil {
+							segmentInputs = map[string][]string{}
+						}
+						segmentInputs[gzName] = in
+					}
 				}
 			}
 		}
@@ -185,9 +202,10 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			Path:          catviews.Dir(c.Name) + catviews.SummaryFile,
 			Counts: manifest.CatalogCounts{Packages: counts.Packages, Channels: counts.Channels, Bundles: counts.Bundles,
 				Files: n, SkippedPackages: counts.SkippedPackages},
-			Packages:      c.PackageNames(),
-			PackageInputs: inputs,
-			GzipSegments:  segmented,
+			Packages:          c.PackageNames(),
+			PackageInputs:     inputs,
+			GzipSegments:      segmented,
+			GzipSegmentInputs: segmentInputs,
 		})
 	}
 	return nil

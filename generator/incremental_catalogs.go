@@ -36,8 +36,9 @@ const catalogRenderFormat = "upgraph catalog rendering 1"
 
 // packageInputs returns the input digest of each package of c, by name,
 // hashing the packages' blobs on up to workers goroutines, beside c's
-// content digest (catalog.json's, and all.jsonl's).
-func packageInputs(ctx context.Context, c *catviews.Catalog, precompressed bool, workers int) (map[string]string, error) {
+// content digest (catalog.json's, and all.jsonl's), and the identities
+// of c's blobs that this hashing gives.
+func packageInputs(ctx context.Context, c *catviews.Catalog, precompressed bool, workers int) (map[string]string, *blobIdentities, error) {
 	prefix := sha256.New()
 	prefix.Write(appendString(nil, catalogRenderFormat))
 	if precompressed {
@@ -108,7 +109,16 @@ func packageInputs(ctx context.Context, c *catviews.Catalog, precompressed bool,
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	ids := &blobIdentities{sums: sums, group: make([]int32, len(c.Config.Metas)), pos: make([]int32, len(c.Config.Metas))}
+	for i := range ids.group {
+		ids.group[i] = -1
+	}
+	for g, lines := range blobs {
+		for k, i := range lines {
+			ids.group[i], ids.pos[i] = int32(g), int32(k)
+		}
 	}
 	common := append(prefix.Sum(nil), sums[orphans]...)
 	out := make(map[string]string, len(c.Model.Packages))
@@ -120,5 +130,70 @@ func packageInputs(ctx context.Context, c *catviews.Catalog, precompressed bool,
 		sum := sha256.Sum256(b)
 		out[p.Name] = "sha256:" + hex.EncodeToString(sum[:])
 	}
-	return out, nil
+	return out, ids, nil
+}
+
+// segmentInputsFormat names how the parts of segmented copies are named
+// (blobIdentities.partInputs): part of each part's digest.
+const segmentInputsFormat = "upgraph segment part 1"
+
+// blobIdentities name each blob of a catalog by what it is made of,
+// without hashing it again: the digest of its group's blobs (a package's
+// blobs in load order, each preceded by its length, as packageInputs
+// hashes them; the blobs naming no package are one group) and its place
+// among them. Blobs of the same identity have the same bytes. A blob of
+// a package the model lacks has none.
+type blobIdentities struct {
+	sums [][]byte // by group
+	// group and pos are, by blob (an index of the catalog's blobs), its
+	// group (-1: none) and its place in it.
+	group, pos []int32
+}
+
+// partInputs returns the digest of each part of a file made of the
+// given blobs (each followed by a newline) and cut at cuts (catalog/metas
+// Segments): that of its blobs' identities in order, so that a part
+// whose digest the previous generation lists holds the same bytes as
+// that generation's part. A part holding a blob without identity gets
+// "", which names nothing.
+func (ids *blobIdentities) partInputs(metas []declcfg.Meta, lines []int32, cuts []int) []string {
+	out := make([]string, 0, len(cuts)+1)
+	h := sha256.New()
+	named := true
+	start := func() {
+		h.Reset()
+		h.Write(appendString(nil, segmentInputsFormat))
+		named = true
+	}
+	end := func() {
+		if named {
+			out = append(out, "sha256:"+hex.EncodeToString(h.Sum(nil)))
+		} else {
+			out = append(out, "")
+		}
+	}
+	start()
+	var b []byte
+	off, next := 0, 0
+	for _, i := range lines {
+		if next < len(cuts) && off == cuts[next] {
+			end()
+			start()
+			next++
+		}
+		off += len(metas[i].Blob) + 1
+		g := ids.group[i]
+		if g < 0 {
+			named = false
+			continue
+		}
+		b = append(b[:0], ids.sums[g]...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(ids.pos[i]))
+		h.Write(b)
+	}
+	end()
+	if next != len(cuts) {
+		return nil // cuts not at blob boundaries: cannot happen (catalog/metas cuts between lines)
+	}
+	return out
 }

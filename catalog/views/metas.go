@@ -17,7 +17,7 @@ func metasFiles(cfg *declcfg.DeclarativeConfig) []File {
 	fs := metas.Files(cfg)
 	out := make([]File, len(fs))
 	for i, f := range fs {
-		out[i] = File{Path: f.Path, Data: f.Data, Cuts: f.Cuts, MetasPackage: f.Package}
+		out[i] = File{Path: f.Path, Data: f.Data, Cuts: f.Cuts, Blobs: f.Lines, MetasPackage: f.Package}
 	}
 	return out
 }

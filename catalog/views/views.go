@@ -301,6 +301,10 @@ type File struct {
 	// Cuts are where its gzip copy's segments start (catalog/metas
 	// Segments), nil for a copy of one stream.
 	Cuts []int
+	// Blobs are the file's blobs, as indices of Config.Metas in the
+	// file's order, when it has Cuts (nil otherwise): which blobs each
+	// segment's part holds.
+	Blobs []int32
 	// SHA256 is the hex SHA-256 of Data when the catalog knows it
 	// without hashing Data (all.jsonl's is the content digest's), ""
 	// otherwise.
