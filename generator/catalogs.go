@@ -73,27 +73,46 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		for w := range batches {
 			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 		}
-		inputs, ids, err := packageInputs(ctx, c, gz != nil, workers)
-		if err != nil {
-			return err
-		}
-		taken, err := takePackages(ctx, c, inputs, reuse, gz != nil, workers, stats)
-		if err != nil {
-			return err
-		}
-		dedup.ourCopies = false
+		// The packages' digests and the check of the unchanged ones'
+		// files in the previous tree (prep) run while the catalog's
+		// first worker makes the blobs' files: each package's task waits
+		// for them (taken.whole), and so does every file emitted.
+		var (
+			inputs map[string]string
+			ids    *blobIdentities
+			taken  *takenPackages
+		)
+		prep := make(chan struct{})
+		var prepErr error
 		clear(dedup.hashed)
-		for pkg, digest := range inputs {
-			if reuse.packageUnchanged(c.Name, pkg, digest) {
-				dedup.ourCopies = true
-				break
+		go func() {
+			defer close(prep)
+			if inputs, ids, prepErr = packageInputs(ctx, c, gz != nil, workers); prepErr != nil {
+				return
 			}
-		}
-		for _, tf := range taken.files {
-			files = append(files, tf)
+			if taken, prepErr = takePackages(ctx, c, inputs, reuse, gz != nil, workers, stats); prepErr != nil {
+				return
+			}
+			dedup.ourCopies = false
+			for pkg, digest := range inputs {
+				if reuse.packageUnchanged(c.Name, pkg, digest) {
+					dedup.ourCopies = true
+					break
+				}
+			}
+			for _, tf := range taken.files {
+				files = append(files, tf)
+			}
+		}()
+		whole := func(pkg string) bool {
+			<-prep
+			return prepErr == nil && taken.whole(pkg)
 		}
 		var rendered int
-		err = c.RenderExcept(ctx, workers, taken.whole, func(ctx context.Context, w int, f catviews.File) error {
+		err := c.RenderExcept(ctx, workers, whole, func(ctx context.Context, w int, f catviews.File) error {
+			if <-prep; prepErr != nil {
+				return prepErr
+			}
 			if tf, ok := taken.files[f.Path]; ok {
 				if taken.needCopy[f.Path] {
 					return batches[w].compressCopy(ctx, st, tf, f.Data)
@@ -135,6 +154,10 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			}
 			return nil
 		})
+		<-prep
+		if err == nil {
+			err = prepErr
+		}
 		if err == nil {
 			err = parallel.Run(ctx, workers, len(batches), func(ctx context.Context, _, i int) error {
 				return dedup.flush(ctx, &batches[i])

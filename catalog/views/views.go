@@ -327,7 +327,9 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 
 // RenderExcept is Render without the files of the packages skip reports
 // (PackageFiles): every catalog-wide file and every other package's.
-// skip nil skips none.
+// skip nil skips none; it is called concurrently, from the tasks
+// rendering each package (so it may wait for what decides it while the
+// catalog-wide files are made).
 func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg string) bool, emit func(ctx context.Context, worker int, f File) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -379,12 +381,16 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		},
 	}
 	v0 := c.v0Set()
+	// Whether a package is skipped is asked when its tasks run, not
+	// before: skip may wait for what decides it (generator's check of
+	// the previous tree), which the blobs' files need not.
+	skipped := func(p *model.Package) bool { return skip != nil && skip(p.Name) }
 	for _, p := range c.Model.Packages {
-		if skip != nil && skip(p.Name) {
-			continue
-		}
 		set := c.v1Set(p.Name)
 		tasks = append(tasks, func(ctx context.Context, out func(File) error) error {
+			if skipped(p) {
+				return nil
+			}
 			data, err := marshal(p.Graph())
 			if err != nil {
 				return err
@@ -393,6 +399,9 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		})
 		for _, ch := range p.Channels {
 			tasks = append(tasks, func(ctx context.Context, out func(File) error) error {
+				if skipped(p) {
+					return nil
+				}
 				data, err := marshal(ch.Graph())
 				if err != nil {
 					return err
