@@ -57,6 +57,9 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			stats.SegmentsCompressed += int(gz.compressed.Load() - c0)
 		}()
 	}
+	if gz != nil {
+		gz.byInputs = reuse != nil
+	}
 	dedup := newCatalogDedup(st, reuse)
 	distinct := map[string]bool{}
 	cats = slices.Clone(cats)
@@ -70,24 +73,46 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 		for w := range batches {
 			batches[w] = fileBatch{maxFiles: 48, maxBytes: 4 << 20, gzip: gz}
 		}
-		inputs := packageInputs(c, gz != nil)
-		taken, err := takePackages(ctx, c, inputs, reuse, gz != nil, stats)
-		if err != nil {
-			return err
-		}
-		dedup.ourCopies = false
+		// The packages' digests and the check of the unchanged ones'
+		// files in the previous tree (prep) run while the catalog's
+		// first worker makes the blobs' files: each package's task waits
+		// for them (taken.whole), and so does every file emitted.
+		var (
+			inputs map[string]string
+			ids    *blobIdentities
+			taken  *takenPackages
+		)
+		prep := make(chan struct{})
+		var prepErr error
 		clear(dedup.hashed)
-		for pkg, digest := range inputs {
-			if reuse.packageUnchanged(c.Name, pkg, digest) {
-				dedup.ourCopies = true
-				break
+		go func() {
+			defer close(prep)
+			if inputs, ids, prepErr = packageInputs(ctx, c, gz != nil, workers); prepErr != nil {
+				return
 			}
-		}
-		for _, tf := range taken.files {
-			files = append(files, tf)
+			if taken, prepErr = takePackages(ctx, c, inputs, reuse, gz != nil, workers, stats); prepErr != nil {
+				return
+			}
+			dedup.ourCopies = false
+			for pkg, digest := range inputs {
+				if reuse.packageUnchanged(c.Name, pkg, digest) {
+					dedup.ourCopies = true
+					break
+				}
+			}
+			for _, tf := range taken.files {
+				files = append(files, tf)
+			}
+		}()
+		whole := func(pkg string) bool {
+			<-prep
+			return prepErr == nil && taken.whole(pkg)
 		}
 		var rendered int
-		err = c.RenderExcept(ctx, workers, taken.whole, func(ctx context.Context, w int, f catviews.File) error {
+		err := c.RenderExcept(ctx, workers, whole, func(ctx context.Context, w int, f catviews.File) error {
+			if <-prep; prepErr != nil {
+				return prepErr
+			}
 			if tf, ok := taken.files[f.Path]; ok {
 				if taken.needCopy[f.Path] {
 					return batches[w].compressCopy(ctx, st, tf, f.Data)
@@ -114,7 +139,12 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 					return nil
 				}
 			}
-			tf := &treeFile{name: f.Path, cuts: f.Cuts}
+			tf := &treeFile{name: f.Path, cuts: f.Cuts, info: manifest.File{SHA256: f.SHA256}}
+			if gz != nil && f.Cuts != nil {
+				if in := ids.partInputs(c.Config.Metas, f.Blobs, f.Cuts); len(in) == len(f.Cuts)+1 {
+					gz.segmentInputs.Store(f.Path, in)
+				}
+			}
 			mu.Lock()
 			files = append(files, tf)
 			rendered++
@@ -124,6 +154,10 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			}
 			return nil
 		})
+		<-prep
+		if err == nil {
+			err = prepErr
+		}
 		if err == nil {
 			err = parallel.Run(ctx, workers, len(batches), func(ctx context.Context, _, i int) error {
 				return dedup.flush(ctx, &batches[i])
@@ -156,7 +190,10 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			}
 			return nil
 		}
-		var segmented map[string][][2]int64
+		var (
+			segmented     map[string][][2]int64
+			segmentInputs map[string][]string
+		)
 		for _, f := range files {
 			if err := record(f.name, f.info); err != nil {
 				return err
@@ -170,6 +207,12 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 						segmented = map[string][][2]int64{}
 					}
 					segmented[gzName] = segs
+					if in := gz.partInputs(f); len(in) == len(segs) {
+						if segmentInputs == nil {
+							segmentInputs = map[string][]string{}
+						}
+						segmentInputs[gzName] = in
+					}
 				}
 			}
 		}
@@ -182,9 +225,10 @@ func renderCatalogs(ctx context.Context, cats []*catviews.Catalog, st writer.Sta
 			Path:          catviews.Dir(c.Name) + catviews.SummaryFile,
 			Counts: manifest.CatalogCounts{Packages: counts.Packages, Channels: counts.Channels, Bundles: counts.Bundles,
 				Files: n, SkippedPackages: counts.SkippedPackages},
-			Packages:      c.PackageNames(),
-			PackageInputs: inputs,
-			GzipSegments:  segmented,
+			Packages:          c.PackageNames(),
+			PackageInputs:     inputs,
+			GzipSegments:      segmented,
+			GzipSegmentInputs: segmentInputs,
 		})
 	}
 	return nil
@@ -218,33 +262,56 @@ type takenPackages struct {
 func (t *takenPackages) whole(pkg string) bool { return t.wholly[pkg] }
 
 // takePackages takes over from reuse the files of each package of c
-// whose input digest is unchanged.
-func takePackages(ctx context.Context, c *catviews.Catalog, inputs map[string]string, reuse *previousGeneration, copies bool, stats *Stats) (*takenPackages, error) {
+// whose input digest is unchanged, on up to workers goroutines (one
+// check of the previous tree's file each, tens of thousands of them).
+func takePackages(ctx context.Context, c *catviews.Catalog, inputs map[string]string, reuse *previousGeneration, copies bool, workers int, stats *Stats) (*takenPackages, error) {
 	t := &takenPackages{files: map[string]*treeFile{}, needCopy: map[string]bool{}, wholly: map[string]bool{}}
-	for _, p := range c.Model.Packages {
+	type check struct {
+		pkg              int // in c.Model.Packages
+		linked, needCopy bool
+		f                *treeFile
+	}
+	var checks []check
+	for i, p := range c.Model.Packages {
 		if !reuse.packageUnchanged(c.Name, p.Name, inputs[p.Name]) {
-			stats.PackagesRendered++
 			continue
 		}
-		whole := true
 		for _, name := range c.PackageFiles(p) {
-			tf := &treeFile{name: name}
-			linked, needCopy, err := reuse.take(ctx, tf, copies)
+			checks = append(checks, check{pkg: i, f: &treeFile{name: name}})
+		}
+	}
+	const chunk = 64
+	err := parallel.Run(ctx, workers, (len(checks)+chunk-1)/chunk, func(ctx context.Context, _, i int) error {
+		for k := i * chunk; k < min(len(checks), (i+1)*chunk); k++ {
+			var err error
+			checks[k].linked, checks[k].needCopy, err = reuse.take(ctx, checks[k].f, copies)
 			if err != nil {
-				return nil, err
-			}
-			if !linked {
-				whole = false
-				continue
-			}
-			stats.CatalogFilesTaken++
-			t.files[name] = tf
-			if needCopy {
-				t.needCopy[name] = true
-				whole = false
+				return err
 			}
 		}
-		if whole {
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	whole := make([]bool, len(c.Model.Packages))
+	for i, p := range c.Model.Packages {
+		whole[i] = reuse.packageUnchanged(c.Name, p.Name, inputs[p.Name])
+	}
+	for _, k := range checks {
+		if !k.linked {
+			whole[k.pkg] = false
+			continue
+		}
+		stats.CatalogFilesTaken++
+		t.files[k.f.name] = k.f
+		if k.needCopy {
+			t.needCopy[k.f.name] = true
+			whole[k.pkg] = false
+		}
+	}
+	for i, p := range c.Model.Packages {
+		if whole[i] {
 			t.wholly[p.Name] = true
 			stats.PackagesTaken++
 		} else {
@@ -268,6 +335,9 @@ type catalogDedup struct {
 	st    writer.Staging
 	links writer.Linker // nil: every file is put
 	reuse writer.Reuser // nil: nothing to carry over
+	// putNew writes a file without comparing it with the previous
+	// generation's (nil: every file is put).
+	putNew writer.NewPutter
 	// listed, in an incremental run, carries over unread a file the
 	// previous index.json lists with the same digest and size
 	// (previousGeneration.carryListed); nil in a full run, which
@@ -308,6 +378,13 @@ func (d *catalogDedup) hash(files []*treeFile, bufs [][]byte) {
 	for i, b := range bufs {
 		files[i].info.Size = int64(len(b))
 		spans[i] = span{unsafe.SliceData(b), len(b)}
+		if files[i].info.SHA256 != "" { // known (all.jsonl's: the content digest)
+			todo[i] = -1
+			if len(b) > 0 {
+				d.hashed[spans[i]] = files[i].info.SHA256
+			}
+			continue
+		}
 		if digest, ok := d.hashed[spans[i]]; ok {
 			files[i].info.SHA256, todo[i] = digest, -1
 			continue
@@ -339,6 +416,7 @@ func newCatalogDedup(st writer.Staging, listed *previousGeneration) *catalogDedu
 	d := &catalogDedup{st: st, owners: map[string]*treeFile{}, listed: listed, hashed: map[span]string{}}
 	d.links, _ = st.(writer.Linker)
 	d.reuse, _ = st.(writer.Reuser)
+	d.putNew, _ = st.(writer.NewPutter)
 	return d
 }
 
@@ -389,7 +467,13 @@ func (d *catalogDedup) flush(ctx context.Context, fb *fileBatch) error {
 				continue
 			}
 		}
-		if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
+		// A file the previous index.json lists with other bytes is
+		// written without reading the previous one back (PutNew).
+		if d.putNew != nil && d.listed.listsOther(f.name, f.info) {
+			if err := d.putNew.PutNew(ctx, f.name, bufs[i]); err != nil {
+				return err
+			}
+		} else if err := d.st.Put(ctx, f.name, bufs[i]); err != nil {
 			return err
 		}
 		if err := fb.putCopy(ctx, d.st, f, bufs[i], false); err != nil {

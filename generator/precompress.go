@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/upgraph/upgraph/internal/precompress"
@@ -19,6 +20,16 @@ type copier struct {
 	// previousSegments are the segments of the previous generation's
 	// segmented copies (index.json catalogs[].gzipSegments), by name.
 	previousSegments map[string][][2]int64
+	// previousSegmentInputs are the digests of their parts
+	// (gzipSegmentInputs), by name.
+	previousSegmentInputs map[string][]string
+	// segmentInputs are the digests of the parts of this generation's
+	// segmented files (blobIdentities.partInputs), by the file's name;
+	// byInputs (an incremental generation) reuses a previous segment
+	// whose part's digest is unchanged without reading the previous
+	// file, where a full one compares the parts' bytes.
+	segmentInputs sync.Map
+	byInputs      bool
 	// reused and compressed count the segments of segmented copies
 	// (Stats.SegmentsReused, SegmentsCompressed).
 	reused, compressed atomic.Int64
@@ -36,6 +47,12 @@ func newCopier(previous *manifest.Manifest) *copier {
 					c.previousSegments = map[string][][2]int64{}
 				}
 				c.previousSegments[name] = segs
+			}
+			for name, inputs := range cat.GzipSegmentInputs {
+				if c.previousSegmentInputs == nil {
+					c.previousSegmentInputs = map[string][]string{}
+				}
+				c.previousSegmentInputs[name] = inputs
 			}
 		}
 	}
@@ -261,7 +278,10 @@ func sameCuts(segs [][2]int64, cuts []int, size int) bool {
 // generation's segmented copy of the file name: nil when it has none,
 // or when the copy read is not the one its index.json lists (size and
 // digest) or not of the file's previous bytes (precompress.SegmentedReuse).
-// Both are read whole; nothing is linked.
+// Both are read whole; nothing is linked. In an incremental generation
+// (byInputs), when both generations name the parts (segmentInputs), the
+// copy alone is read and a part reuses the segment of the previous part
+// of the same digest and size (byPartInputs).
 func (c *copier) segmentReuse(ctx context.Context, st writer.Staging, name string) (func([]byte) []byte, error) {
 	gzName := precompress.Name(name)
 	segs, ok := c.previousSegments[gzName]
@@ -269,6 +289,9 @@ func (c *copier) segmentReuse(ctx context.Context, st writer.Staging, name strin
 	carrier, isCarrier := st.(writer.Carrier)
 	if !ok || !isCarrier || listed.SHA256 == "" || gzListed.SHA256 == "" {
 		return nil, nil
+	}
+	if reuse, ok, err := c.byPartInputs(ctx, carrier, name, segs, gzListed); ok || err != nil {
+		return reuse, err
 	}
 	read := func(name string, size int64) ([]byte, error) {
 		f, ok, err := carrier.OpenPrevious(ctx, name, nil)
@@ -307,4 +330,69 @@ func copyInfo(f *treeFile) (name string, info manifest.File, ok bool) {
 		return "", manifest.File{}, false
 	}
 	return precompress.Name(f.name), src.gz.info, true
+}
+
+// byPartInputs is segmentReuse by the digests of the parts (ok false:
+// not in an incremental generation, or a generation does not name the
+// parts): the previous copy is read (checked against the size and digest
+// listed, gzListed), not the previous file. The function returned must
+// be called for the parts in order, as GzipSegmented does.
+func (c *copier) byPartInputs(ctx context.Context, carrier writer.Carrier, name string, segs [][2]int64, gzListed manifest.File) (func([]byte) []byte, bool, error) {
+	gzName := precompress.Name(name)
+	prevInputs := c.previousSegmentInputs[gzName]
+	v, ok := c.segmentInputs.Load(name)
+	if !c.byInputs || !ok || len(prevInputs) != len(segs) {
+		return nil, false, nil
+	}
+	inputs := v.([]string)
+	f, ok, err := carrier.OpenPrevious(ctx, gzName, nil)
+	if err != nil || !ok {
+		return nil, true, err
+	}
+	f.Close()
+	if int64(len(f.Data)) != gzListed.Size || manifest.SHA256(f.Data) != gzListed.SHA256 {
+		return nil, true, nil
+	}
+	table := make([]precompress.Segment, len(segs))
+	for i, s := range segs {
+		table[i] = precompress.Segment{Size: s[0], Compressed: s[1]}
+	}
+	compressed := precompress.SegmentsOf(f.Data, table)
+	if compressed == nil {
+		return nil, true, nil
+	}
+	type segment struct {
+		size int64
+		gz   []byte
+	}
+	previous := make(map[string]segment, len(segs))
+	for i, in := range prevInputs {
+		if in != "" {
+			previous[in] = segment{segs[i][0], compressed[i]}
+		}
+	}
+	part := 0
+	return func(data []byte) []byte {
+		i := part
+		part++
+		if i >= len(inputs) || inputs[i] == "" {
+			return nil
+		}
+		if s, ok := previous[inputs[i]]; ok && s.size == int64(len(data)) {
+			return s.gz
+		}
+		return nil
+	}, true, nil
+}
+
+// partInputs are the digests of the parts of the segmented copy of f
+// (its owner's, for a linked f), nil when they are unknown.
+func (c *copier) partInputs(f *treeFile) []string {
+	if f.owner != nil {
+		f = f.owner
+	}
+	if v, ok := c.segmentInputs.Load(f.name); ok {
+		return v.([]string)
+	}
+	return nil
 }

@@ -57,6 +57,10 @@ type File struct {
 	// Cuts are where the file's segments start, the first aside (see
 	// Segments): nil for a file kept whole.
 	Cuts []int
+	// Lines are the file's blobs, as indices of the catalog's blobs in
+	// the file's order, when it has Cuts (nil otherwise): which blobs
+	// each segment's part holds.
+	Lines []int32
 	// Package is P for a file of metas/package/P/… (and
 	// metas/package/P.jsonl) whose blobs all belong to P (its blobs of
 	// schema olm.package are named P, the others have package P): its
@@ -393,7 +397,14 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 	}
 	buf := make([]byte, 0, copied)
 	files := make([]File, 0, 1+len(groups))
-	files = append(files, File{Path: AllFile, Data: all, Cuts: segmentCuts(metas, offs, nil, true)})
+	allFile := File{Path: AllFile, Data: all, Cuts: segmentCuts(metas, offs, nil, true)}
+	if allFile.Cuts != nil {
+		allFile.Lines = make([]int32, n)
+		for i := range allFile.Lines {
+			allFile.Lines[i] = int32(i)
+		}
+	}
+	files = append(files, allFile)
 	for gi, g := range groups {
 		var data []byte
 		switch {
@@ -409,9 +420,14 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 			}
 			data = buf[start:len(buf):len(buf)]
 		}
-		var cuts []int
+		var (
+			cuts  []int
+			lines []int32
+		)
 		if gi >= 1 && gi <= len(schemas) { // metas/schema/S.jsonl
-			cuts = segmentCuts(metas, offs, g.lines, false)
+			if cuts = segmentCuts(metas, offs, g.lines, false); cuts != nil {
+				lines = g.lines
+			}
 		}
 		pkg := g.pkg
 		for _, i := range g.lines {
@@ -420,7 +436,7 @@ func Files(dc *declcfg.DeclarativeConfig) []File {
 				break
 			}
 		}
-		files = append(files, File{Path: g.path, Data: data, Cuts: cuts, Package: pkg})
+		files = append(files, File{Path: g.path, Data: data, Cuts: cuts, Lines: lines, Package: pkg})
 	}
 	slices.SortFunc(files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	return files

@@ -408,3 +408,47 @@ func TestFilesPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesSegmentLines: a file with segments (Cuts) lists its blobs
+// (Lines), whose lines make its bytes, each cut at the start of one of
+// them; a file without has none.
+func TestFilesSegmentLines(t *testing.T) {
+	var dc declcfg.DeclarativeConfig
+	pad := strings.Repeat("x", 3000)
+	for p := range 40 {
+		pkg := fmt.Sprintf("p%d", p)
+		dc.Metas = append(dc.Metas, declcfg.Meta{Schema: "olm.package", Name: pkg, Blob: []byte(`{"name":"` + pkg + `","schema":"olm.package"}`)})
+		for b := range 4 {
+			name := fmt.Sprintf("%s.v%d", pkg, b)
+			dc.Metas = append(dc.Metas, declcfg.Meta{Schema: "olm.bundle", Package: pkg, Name: name,
+				Blob: []byte(`{"name":"` + name + `","package":"` + pkg + `","pad":"` + pad + `","schema":"olm.bundle"}`)})
+		}
+	}
+	segmented := 0
+	for _, f := range Files(&dc) {
+		if f.Cuts == nil {
+			if f.Lines != nil {
+				t.Errorf("%s: lines without segments", f.Path)
+			}
+			continue
+		}
+		segmented++
+		var data []byte
+		starts := map[int]bool{}
+		for _, i := range f.Lines {
+			starts[len(data)] = true
+			data = append(append(data, dc.Metas[i].Blob...), '\n')
+		}
+		if !bytes.Equal(data, f.Data) {
+			t.Errorf("%s: its lines are not its bytes", f.Path)
+		}
+		for _, c := range f.Cuts {
+			if !starts[c] {
+				t.Errorf("%s: cut %d not at a line's start", f.Path, c)
+			}
+		}
+	}
+	if segmented != 2 { // all.jsonl, metas/schema/olm.bundle.jsonl
+		t.Errorf("%d files with segments, want 2", segmented)
+	}
+}

@@ -2,6 +2,8 @@ package views
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"sync"
 	"testing"
@@ -30,7 +32,8 @@ func loadShared(t testing.TB) (*declcfg.DeclarativeConfig, source.Info) {
 	return cfg, info
 }
 
-// render renders c into a map of path → content.
+// render renders c into a map of path → content, checking every digest
+// a file comes with (File.SHA256) against its bytes.
 func render(t testing.TB, c *Catalog, workers int) map[string][]byte {
 	t.Helper()
 	var mu sync.Mutex
@@ -42,6 +45,9 @@ func render(t testing.TB, c *Catalog, workers int) map[string][]byte {
 			t.Errorf("%s rendered twice", f.Path)
 		}
 		out[f.Path] = f.Data
+		if sum := sha256.Sum256(f.Data); f.SHA256 != "" && f.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: SHA256 %s, its bytes' is %x", f.Path, f.SHA256, sum)
+		}
 		return nil
 	})
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/upgraph/upgraph/catalog/declcfg"
 	"github.com/upgraph/upgraph/catalog/model"
@@ -300,6 +301,14 @@ type File struct {
 	// Cuts are where its gzip copy's segments start (catalog/metas
 	// Segments), nil for a copy of one stream.
 	Cuts []int
+	// Blobs are the file's blobs, as indices of Config.Metas in the
+	// file's order, when it has Cuts (nil otherwise): which blobs each
+	// segment's part holds.
+	Blobs []int32
+	// SHA256 is the hex SHA-256 of Data when the catalog knows it
+	// without hashing Data (all.jsonl's is the content digest's), ""
+	// otherwise.
+	SHA256 string
 	// MetasPackage is P for a metas file made of P's blobs alone
 	// (catalog/metas File.Package): its bytes depend on nothing else. ""
 	// for every other file.
@@ -318,24 +327,51 @@ func (c *Catalog) Render(ctx context.Context, workers int, emit func(ctx context
 
 // RenderExcept is Render without the files of the packages skip reports
 // (PackageFiles): every catalog-wide file and every other package's.
-// skip nil skips none.
+// skip nil skips none; it is called concurrently, from the tasks
+// rendering each package (so it may wait for what decides it while the
+// catalog-wide files are made).
 func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg string) bool, emit func(ctx context.Context, worker int, f File) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	dir := Dir(c.Name)
 	type task func(ctx context.Context, out func(f File) error) error
-	// The blobs first, the largest task, so that the others fill in
-	// beside it.
-	tasks := []task{
-		func(ctx context.Context, out func(File) error) error {
-			for _, f := range metasFiles(c.Config) {
-				if err := out(f); err != nil {
-					return err
+	// The blobs' files (all.jsonl and metas/…, most of the bytes) are
+	// made in one pass over the blobs, then handed out one by one to
+	// every worker, largest first, so that hashing and writing them is
+	// spread over all: the first worker makes them while the others
+	// render the summary and the packages, and each worker, once its
+	// other tasks are done, takes the files left.
+	var (
+		metasOnce sync.Once
+		metas     []File
+		next      atomic.Int64
+	)
+	pull := func(ctx context.Context, out func(File) error) error {
+		metasOnce.Do(func() {
+			metas = metasFiles(c.Config)
+			for i := range metas {
+				if metas[i].Path == allFile {
+					metas[i].SHA256 = strings.TrimPrefix(c.ContentDigest(), "sha256:")
 				}
 			}
-			return nil
-		},
+			slices.SortStableFunc(metas, func(a, b File) int { return cmp.Compare(len(b.Data), len(a.Data)) })
+		})
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(metas) {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := out(metas[i]); err != nil {
+				return err
+			}
+		}
+	}
+	tasks := []task{
+		pull,
 		func(ctx context.Context, out func(File) error) error {
 			data, err := marshal(c.Summary())
 			if err != nil {
@@ -345,12 +381,16 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		},
 	}
 	v0 := c.v0Set()
+	// Whether a package is skipped is asked when its tasks run, not
+	// before: skip may wait for what decides it (generator's check of
+	// the previous tree), which the blobs' files need not.
+	skipped := func(p *model.Package) bool { return skip != nil && skip(p.Name) }
 	for _, p := range c.Model.Packages {
-		if skip != nil && skip(p.Name) {
-			continue
-		}
 		set := c.v1Set(p.Name)
 		tasks = append(tasks, func(ctx context.Context, out func(File) error) error {
+			if skipped(p) {
+				return nil
+			}
 			data, err := marshal(p.Graph())
 			if err != nil {
 				return err
@@ -359,6 +399,9 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 		})
 		for _, ch := range p.Channels {
 			tasks = append(tasks, func(ctx context.Context, out func(File) error) error {
+				if skipped(p) {
+					return nil
+				}
 				data, err := marshal(ch.Graph())
 				if err != nil {
 					return err
@@ -383,6 +426,9 @@ func (c *Catalog) RenderExcept(ctx context.Context, workers int, skip func(pkg s
 				return nil
 			})
 		}
+	}
+	for range workers - 1 {
+		tasks = append(tasks, pull)
 	}
 	return parallel.Run(ctx, workers, len(tasks), func(ctx context.Context, w, i int) error {
 		return tasks[i](ctx, func(f File) error {

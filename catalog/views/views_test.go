@@ -54,6 +54,20 @@ func TestRenderShared(t *testing.T) {
 		t.Errorf("counts = %+v, want 33 packages, 78 channels, 745 bundles, 856 blobs", n)
 	}
 	files := render(t, c, 1)
+	// all.jsonl comes with its digest, the content digest (render checks
+	// it against the bytes).
+	known := 0
+	if err := c.Render(context.Background(), 2, func(_ context.Context, _ int, f File) error {
+		if f.SHA256 != "" {
+			known++
+			if f.Path != "operators/community/all.jsonl" || "sha256:"+f.SHA256 != c.ContentDigest() {
+				t.Errorf("%s: SHA256 %s given (content digest %s)", f.Path, f.SHA256, c.ContentDigest())
+			}
+		}
+		return nil
+	}); err != nil || known != 1 {
+		t.Errorf("all.jsonl's digest given with %d files (%v), want 1", known, err)
+	}
 	if again := render(t, c, 4); !maps.EqualFunc(files, again, bytes.Equal) {
 		t.Error("rendering on 4 workers gave other files or bytes than on 1")
 	}

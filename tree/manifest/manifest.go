@@ -153,6 +153,14 @@ type Catalog struct {
 	// the compressed bytes of the parts that did not change from the
 	// previous copy (docs/incremental.md). Omitted when there are none.
 	GzipSegments map[string][][2]int64 `json:"gzipSegments,omitempty"`
+	// GzipSegmentInputs are, by the name of a segmented gzip copy, the
+	// digest (sha256:<hex>) of what each segment's part is made of (its
+	// blobs, each named by the digest of its package's blobs and its
+	// place among them; "" for a part that cannot be named so), in the
+	// order of GzipSegments: an incremental generation copies the
+	// compressed bytes of a part whose digest is unchanged without
+	// reading the previous content (docs/incremental.md).
+	GzipSegmentInputs map[string][]string `json:"gzipSegmentInputs,omitempty"`
 }
 
 // CatalogCounts summarise a catalog.
