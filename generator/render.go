@@ -649,10 +649,19 @@ func (fb *fileBatch) add(f *treeFile, buf []byte) bool {
 	return len(fb.files) >= fb.maxFiles || fb.bytes >= fb.maxBytes
 }
 
-// flush hashes and stores the batch and empties it.
+// flush hashes and stores the batch and empties it. Where the staging
+// replaces a previous generation and lets its caller compare (a
+// writer.Comparer), each file is compared with the previous one of its
+// name and size while it is hashed (flushCompared), else stored with Put,
+// which compares it again.
 func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
 	defer fb.closePending() // after an error
 	bufs := fb.bufs[:len(fb.files)]
+	if cmp, ok := st.(writer.Comparer); ok {
+		if carrier, ok := st.(writer.Carrier); ok && carrier.PreviousDir() != "" {
+			return fb.flushCompared(ctx, st, cmp, bufs)
+		}
+	}
 	for i, digest := range manifest.SHA256s(bufs) {
 		fb.files[i].info = manifest.File{SHA256: digest, Size: int64(len(bufs[i]))}
 	}
@@ -661,11 +670,83 @@ func (fb *fileBatch) flush(ctx context.Context, st writer.Staging) error {
 			return err
 		}
 	}
+	return fb.finish(ctx, st)
+}
+
+// finish makes the batch's pending copies and empties it.
+func (fb *fileBatch) finish(ctx context.Context, st writer.Staging) error {
 	if err := fb.finishCopies(ctx, st); err != nil {
 		return err
 	}
 	fb.files, fb.bytes = fb.files[:0], 0
 	return nil
+}
+
+// compareBuffers hold the previous files read by flushCompared while they
+// are compared: at most two per batch being hashed.
+var compareBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// flushCompared is flush comparing each file with the previous
+// generation's as it is hashed (manifest.SHA256sEqual): the previous file
+// of the same name and size is opened and read when its hashing starts,
+// compared in the same pass over the rendered bytes, and kept open until
+// it is carried over (that inode linked) or, when it differs, the file
+// written anew. So each file is read from the previous tree once and the
+// rendered bytes are read once for both, where Put would read them again
+// to compare.
+func (fb *fileBatch) flushCompared(ctx context.Context, st writer.Staging, cmp writer.Comparer, bufs [][]byte) error {
+	olds := make([]*writer.PreviousFile, len(bufs))
+	lent := make([]*[]byte, len(bufs))
+	equal := make([]bool, len(bufs))
+	defer func() {
+		for _, old := range olds {
+			if old != nil {
+				old.Close()
+			}
+		}
+	}()
+	var openErr error
+	digests := manifest.SHA256sEqual(bufs, func(i int) ([]byte, bool) {
+		if openErr != nil {
+			return nil, false
+		}
+		bp := compareBuffers.Get().(*[]byte)
+		old, ok, err := cmp.OpenPreviousSized(ctx, fb.files[i].name, int64(len(bufs[i])), *bp)
+		if err != nil || !ok {
+			openErr = err
+			compareBuffers.Put(bp)
+			return nil, false
+		}
+		*bp, olds[i], lent[i] = old.Data[:0], old, bp
+		return old.Data, true
+	}, func(i int, eq bool) {
+		equal[i] = eq
+		if bp := lent[i]; bp != nil {
+			olds[i].Data, lent[i] = nil, nil // the buffer is lent to the next
+			compareBuffers.Put(bp)
+		}
+	})
+	if openErr != nil {
+		return openErr
+	}
+	for i, f := range fb.files {
+		f.info = manifest.File{SHA256: digests[i], Size: int64(len(bufs[i]))}
+		carried := false
+		if old := olds[i]; old != nil {
+			carried = equal[i] && old.Link()
+			old.Close()
+			olds[i] = nil
+		}
+		if !carried {
+			if err := cmp.PutNew(ctx, f.name, bufs[i]); err != nil {
+				return err
+			}
+		}
+		if err := fb.putCopy(ctx, st, f, bufs[i], carried); err != nil {
+			return err
+		}
+	}
+	return fb.finish(ctx, st)
 }
 
 // putFile stores a file outside the rendering phases and records it.

@@ -85,6 +85,13 @@ func begin(ctx context.Context, opts RenderOptions, log *slog.Logger) (writer.St
 		if err != nil {
 			return nil, nil, err
 		}
+		// The previous index.json (5.6 MB at real scale, parsed before
+		// any rendering starts) serves the incremental run and the
+		// copies; a full run without copies compares every file and
+		// reads none of it.
+		if opts.Full && !opts.Precompress {
+			return staging, nil, nil
+		}
 		return staging, readPrevious(ctx, staging, log), nil
 	}
 	staging, previous, ok, err := opts.Started.take()

@@ -20,6 +20,13 @@ var hasBlock2 = cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 && hasSHA()
 //go:noescape
 func block2(state *[2][8]uint32, p0, p1 unsafe.Pointer, n int)
 
+// block2eq is block2 comparing each lane's blocks with as many bytes
+// from qi as it hashes: samei is the AND of the 16-byte compares' byte
+// masks, 0xffff when lane i's n blocks equal qi's.
+//
+//go:noescape
+func block2eq(state *[2][8]uint32, p0, p1, q0, q1 unsafe.Pointer, n int) (same0, same1 uint32)
+
 // hasSHA is whether the CPU has the SHA extensions: leaf 0's EAX is the
 // highest standard leaf, leaf 7 subleaf 0's EBX the structured extended
 // features.

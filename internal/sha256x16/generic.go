@@ -1,6 +1,7 @@
 package sha256x16
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unsafe"
@@ -74,4 +75,17 @@ func block2Generic(state *[2][8]uint32, p0, p1 unsafe.Pointer, n int) {
 			compress(&state[lane], data[:64])
 		}
 	}
+}
+
+// block2eqGeneric is block2eq in Go, the reference the assembly is tested
+// against.
+func block2eqGeneric(state *[2][8]uint32, p0, p1, q0, q1 unsafe.Pointer, n int) (same0, same1 uint32) {
+	block2Generic(state, p0, p1, n)
+	same := func(p, q unsafe.Pointer) uint32 {
+		if bytes.Equal(unsafe.Slice((*byte)(p), 64*n), unsafe.Slice((*byte)(q), 64*n)) {
+			return 0xffff
+		}
+		return 0
+	}
+	return same(p0, q0), same(p1, q1)
 }

@@ -13,6 +13,7 @@
 package sha256x16
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding"
 	"encoding/binary"
@@ -40,6 +41,45 @@ func Sum(msgs [][]byte) [][sha256.Size]byte {
 	return out
 }
 
+// SumEqual is Sum, and compares each message with the bytes old gives
+// for it, in the same pass over the message where the CPU has the SHA
+// extensions but not AVX-512 (block2eq), else with bytes.Equal: old(i)
+// is called once, when message i is about to be hashed, and returns the
+// bytes to compare it with (ok false: none); done(i, equal) is called
+// once message i is hashed and compared, after which the bytes old(i)
+// returned are not read any more. Messages are started longest first and
+// at most two are in flight at a time, so the caller needs only a couple
+// of buffers for what old returns however many messages there are.
+func SumEqual(msgs [][]byte, old func(i int) ([]byte, bool), done func(i int, equal bool)) [][sha256.Size]byte {
+	if hasBlock16 || !hasBlock2 || len(msgs) < 2 {
+		for i, m := range msgs {
+			o, ok := old(i)
+			done(i, ok && bytes.Equal(o, m))
+		}
+		return Sum(msgs)
+	}
+	out := make([][sha256.Size]byte, len(msgs))
+	sumPairsEqual(out, msgs, block2eq, &comparison{old: old, done: done})
+	return out
+}
+
+// comparison is what schedule compares the messages with (SumEqual).
+type comparison struct {
+	old  func(i int) ([]byte, bool)
+	done func(i int, equal bool)
+}
+
+// comparer is a kernel that also compares each lane's blocks with other
+// bytes (lanes2eq).
+type comparer interface {
+	kernel
+	// pointOld sets where lane i reads the bytes its next blocks are
+	// compared with.
+	pointOld(i int, q unsafe.Pointer)
+	// same is whether lane i's blocks equalled them in the last run.
+	same(i int) bool
+}
+
 // blockFunc is block16's signature.
 type blockFunc func(state *[8][lanes]uint32, ptrs *[lanes]unsafe.Pointer, n int)
 
@@ -53,6 +93,11 @@ type lane struct {
 	tail   [2 * 64]byte
 	tailN  int // tail blocks not yet compressed
 	tailAt int // offset of the next tail block
+	// With a comparison: cmp whether the message is compared, old the
+	// bytes its whole blocks left (data) are compared with, and eq
+	// whether all it compared so far were equal.
+	cmp, eq bool
+	old     []byte
 }
 
 // left is the number of blocks the lane can compress before its next
@@ -72,9 +117,21 @@ func (l *lane) next() unsafe.Pointer {
 	return unsafe.Pointer(&l.tail[l.tailAt])
 }
 
+// nextOld is where the bytes the lane's next blocks are compared with
+// start: its own blocks (equal to themselves) when it compares none.
+func (l *lane) nextOld() unsafe.Pointer {
+	if l.cmp && len(l.data) > 0 {
+		return unsafe.Pointer(unsafe.SliceData(l.old))
+	}
+	return l.next()
+}
+
 func (l *lane) advance(n int) {
 	if len(l.data) > 0 {
 		l.data = l.data[64*n:]
+		if l.cmp {
+			l.old = l.old[64*n:]
+		}
 		return
 	}
 	l.tailN -= n
@@ -94,6 +151,18 @@ func (l *lane) start(i int, m []byte) {
 	}
 	binary.BigEndian.PutUint64(l.tail[64*l.tailN-8:], uint64(len(m))<<3)
 	l.msg, l.data, l.tailAt = i, m[:whole], 0
+	l.cmp, l.eq, l.old = false, false, nil
+}
+
+// compareWith makes the lane compare its message m with o: the bytes
+// past the whole blocks (copied into the tail) are compared now, the
+// whole blocks as they are hashed.
+func (l *lane) compareWith(m, o []byte) {
+	if len(o) != len(m) {
+		return
+	}
+	whole := len(m) &^ 63
+	l.cmp, l.eq, l.old = true, bytes.Equal(o[whole:], m[whole:]), o[:whole]
 }
 
 // retireAt is the number of busy lanes at or under which, once no message
@@ -123,7 +192,14 @@ type kernel interface {
 // longest first, each lane taking the next as soon as its own is done, so
 // that lanes run out of work at about the same time; a lane with nothing
 // left reads a busy lane's blocks and its result is thrown away.
-func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel) {
+//
+// With cmp, k is a comparer and each message is also compared with the
+// bytes cmp.old gives for it (SumEqual).
+func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel, cmp *comparison) {
+	ck, _ := k.(comparer)
+	if cmp != nil && ck == nil {
+		panic("sha256x16: a comparison needs a comparing kernel")
+	}
 	order := make([]int, len(msgs))
 	for i := range order {
 		order[i] = i
@@ -141,6 +217,11 @@ func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel) {
 			l := &ls[i]
 			if l.msg < 0 && len(queued) > 0 {
 				l.start(queued[0], msgs[queued[0]])
+				if cmp != nil {
+					if o, ok := cmp.old(queued[0]); ok {
+						l.compareWith(msgs[queued[0]], o)
+					}
+				}
 				queued = queued[1:]
 				k.reset(i)
 			}
@@ -160,6 +241,9 @@ func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel) {
 					m := msgs[l.msg]
 					h := k.hash(i)
 					out[l.msg] = finishH(&h, m, len(m)&^63-len(l.data))
+					if cmp != nil {
+						cmp.done(l.msg, l.cmp && l.eq && bytes.Equal(l.data, l.old))
+					}
 					l.msg = -1
 					retired++
 				}
@@ -182,6 +266,9 @@ func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel) {
 				src = &ls[donor]
 			}
 			k.point(i, src.next())
+			if cmp != nil {
+				ck.pointOld(i, src.nextOld())
+			}
 		}
 		k.run(n)
 		for i := range ls {
@@ -189,10 +276,16 @@ func schedule(out [][sha256.Size]byte, msgs [][]byte, k kernel) {
 			if l.msg < 0 {
 				continue
 			}
+			if l.cmp {
+				l.eq = l.eq && ck.same(i)
+			}
 			l.advance(n)
 			if len(l.data) == 0 && l.tailN == 0 {
 				for j, w := range k.hash(i) {
 					binary.BigEndian.PutUint32(out[l.msg][4*j:], w)
+				}
+				if cmp != nil {
+					cmp.done(l.msg, l.cmp && l.eq)
 				}
 				l.msg = -1
 			}
@@ -228,7 +321,7 @@ func (k *lanes16) run(n int) { k.block(&k.state, &k.ptrs, n) }
 
 // sumLanes is schedule on sixteen lanes with block.
 func sumLanes(out [][sha256.Size]byte, msgs [][]byte, block blockFunc) {
-	schedule(out, msgs, &lanes16{block: block})
+	schedule(out, msgs, &lanes16{block: block}, nil)
 }
 
 // finishH completes m with crypto/sha256 from the state h after done

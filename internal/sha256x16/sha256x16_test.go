@@ -1,6 +1,7 @@
 package sha256x16
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
@@ -170,6 +171,161 @@ func BenchmarkSum(b *testing.B) {
 		for b.Loop() {
 			for _, m := range msgs {
 				sha256.Sum256(m)
+			}
+		}
+	})
+}
+
+// TestBlock2EqMatchesGeneric compares block2eq with the Go reference: the
+// same states as block2, and each lane found equal exactly when its
+// blocks are, a difference in any byte of any block included.
+func TestBlock2EqMatchesGeneric(t *testing.T) {
+	if !hasBlock2 {
+		t.Skip("no SHA extensions on this machine")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for n := 1; n <= 6; n++ {
+		for k := range 200 {
+			var want, got [2][8]uint32
+			for i := range want {
+				for j := range want[i] {
+					want[i][j] = r.Uint32()
+				}
+			}
+			got = want
+			b0, b1 := randomBytes(r, 64*n), randomBytes(r, 64*n)
+			q0, q1 := bytes.Clone(b0), bytes.Clone(b1)
+			switch k % 4 {
+			case 1:
+				q0[r.IntN(len(q0))] ^= 1 << r.IntN(8)
+			case 2:
+				q1[r.IntN(len(q1))] ^= 1 << r.IntN(8)
+			case 3:
+				q0[r.IntN(len(q0))]++
+				q1[len(q1)-1]--
+			}
+			p := func(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }
+			w0, w1 := block2eqGeneric(&want, p(b0), p(b1), p(q0), p(q1), n)
+			g0, g1 := block2eq(&got, p(b0), p(b1), p(q0), p(q1), n)
+			if got != want {
+				t.Fatalf("%d blocks: block2eq state\n%x\nwant\n%x", n, got, want)
+			}
+			if (g0 == 0xffff) != (w0 == 0xffff) || (g1 == 0xffff) != (w1 == 0xffff) {
+				t.Fatalf("%d blocks, case %d: same %#x %#x, want %#x %#x", n, k%4, g0, g1, w0, w1)
+			}
+		}
+	}
+}
+
+// TestSumEqual checks SumEqual's digests against crypto/sha256 and its
+// answers against bytes.Equal, with the assembly and the Go reference
+// kernel: messages compared with themselves, with a copy differing in
+// one byte (in a whole block, in the tail, the first and the last),
+// with bytes of another length, and with nothing; old is called once
+// per message before its done, and at most two are in flight.
+func TestSumEqual(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var lens []int
+	for range 120 {
+		lens = append(lens, r.IntN(3000))
+	}
+	lens = append(lens, 0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 300_000, 64*40)
+	msgs := make([][]byte, len(lens))
+	olds := make([][]byte, len(lens))
+	has := make([]bool, len(lens))
+	wantEq := make([]bool, len(lens))
+	for i, n := range lens {
+		msgs[i] = randomBytes(r, n)
+		switch i % 5 {
+		case 0, 1:
+			olds[i], has[i], wantEq[i] = bytes.Clone(msgs[i]), true, true
+		case 2:
+			olds[i], has[i] = bytes.Clone(msgs[i]), true
+			if n == 0 {
+				olds[i] = []byte{0}
+				break
+			}
+			at := []int{0, n - 1, r.IntN(n), n &^ 63}[i/5%4]
+			if at >= n {
+				at = n - 1
+			}
+			olds[i][at] ^= 0x20
+		case 3:
+			olds[i], has[i] = append(bytes.Clone(msgs[i]), 'x'), true
+		}
+	}
+	kernels := map[string]func(old func(int) ([]byte, bool), done func(int, bool)) [][sha256.Size]byte{
+		"SumEqual": func(old func(int) ([]byte, bool), done func(int, bool)) [][sha256.Size]byte {
+			return SumEqual(msgs, old, done)
+		},
+		"pairs-generic": func(old func(int) ([]byte, bool), done func(int, bool)) [][sha256.Size]byte {
+			out := make([][sha256.Size]byte, len(msgs))
+			sumPairsEqual(out, msgs, block2eqGeneric, &comparison{old: old, done: done})
+			return out
+		},
+	}
+	for name, sum := range kernels {
+		t.Run(name, func(t *testing.T) {
+			started := make([]int, len(msgs))
+			got := make([]int, len(msgs)) // 0 not done, 1 equal, 2 not
+			inFlight, most := 0, 0
+			out := sum(func(i int) ([]byte, bool) {
+				started[i]++
+				inFlight++
+				most = max(most, inFlight)
+				// A buffer of the caller's, changed once done.
+				return olds[i], has[i]
+			}, func(i int, eq bool) {
+				if started[i] != 1 || got[i] != 0 {
+					t.Fatalf("message %d: done after %d starts, %d dones", i, started[i], got[i])
+				}
+				inFlight--
+				got[i] = 2
+				if eq {
+					got[i] = 1
+				}
+			})
+			if most > 2 {
+				t.Errorf("%d messages in flight at once, want at most 2", most)
+			}
+			for i, m := range msgs {
+				if want := sha256.Sum256(m); out[i] != want {
+					t.Fatalf("message %d (%d bytes): %x, want %x", i, len(m), out[i], want)
+				}
+				if (got[i] == 1) != wantEq[i] || got[i] == 0 {
+					t.Errorf("message %d (%d bytes, case %d): equal state %d, want %v", i, len(m), i%5, got[i], wantEq[i])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSumEqual hashes BenchmarkSum's files and compares each with an
+// equal copy: SumEqual in one pass, against Sum and then bytes.Equal.
+func BenchmarkSumEqual(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	msgs := make([][]byte, 256)
+	olds := make([][]byte, len(msgs))
+	total := 0
+	for i := range msgs {
+		msgs[i] = randomBytes(r, 4000+r.IntN(96_000))
+		olds[i] = bytes.Clone(msgs[i])
+		total += len(msgs[i])
+	}
+	b.Run("fused", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			SumEqual(msgs, func(i int) ([]byte, bool) { return olds[i], true }, func(int, bool) {})
+		}
+	})
+	b.Run("sum-then-equal", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			Sum(msgs)
+			for i := range msgs {
+				if !bytes.Equal(msgs[i], olds[i]) {
+					b.Fatal("differ")
+				}
 			}
 		}
 	})

@@ -44,6 +44,8 @@ type Renderer struct {
 	members []int
 	local   []int32
 	groups  []int
+	// fromPrefix is {"from":…,"to": for the pairs being written.
+	fromPrefix []byte
 }
 
 type risksKey struct {
@@ -117,26 +119,34 @@ func (r *Renderer) node(ns []encodedNode, i int, served string) []byte {
 	return b
 }
 
-// quote returns the JSON string of v's version at position p.
-func (r *Renderer) quote(v *policy.ChannelView, p int) []byte {
-	if r.quotedView != v {
-		r.quotedView = v
-		r.quoted = r.quoted[:0]
-		r.quotedAt = append(r.quotedAt[:0], 0)
-		for _, s := range v.Versions {
-			r.quoted = jsonw.String(r.quoted, s)
-			r.quotedAt = append(r.quotedAt, int32(len(r.quoted)))
-		}
+// quotes makes quote answer for v: its served versions quoted once per
+// view, not once per conditional edge.
+func (r *Renderer) quotes(v *policy.ChannelView) {
+	if r.quotedView == v {
+		return
 	}
+	r.quotedView = v
+	r.quoted = r.quoted[:0]
+	r.quotedAt = append(r.quotedAt[:0], 0)
+	for _, s := range v.Versions {
+		r.quoted = jsonw.String(r.quoted, s)
+		r.quotedAt = append(r.quotedAt, int32(len(r.quoted)))
+	}
+}
+
+// quote returns the JSON string of the version at position p of the view
+// quotes was last called with.
+func (r *Renderer) quote(p int) []byte {
 	return r.quoted[r.quotedAt[p]:r.quotedAt[p+1]]
 }
 
-// appendConditionalEdge appends {"from":…,"to":…} for a pair of v.
-func (r *Renderer) appendConditionalEdge(b []byte, v *policy.ChannelView, cp policy.ConditionalPair) []byte {
+// appendConditionalEdge appends {"from":…,"to":…} for a pair of the view
+// quotes was last called with.
+func (r *Renderer) appendConditionalEdge(b []byte, cp policy.ConditionalPair) []byte {
 	b = append(b, `{"from":`...)
-	b = append(b, r.quote(v, cp.From)...)
+	b = append(b, r.quote(cp.From)...)
 	b = append(b, `,"to":`...)
-	b = append(b, r.quote(v, cp.To)...)
+	b = append(b, r.quote(cp.To)...)
 	return append(b, '}')
 }
 
@@ -146,12 +156,13 @@ func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 	// The size, nearly exact, so that b grows once: channel graphs run to
 	// megabytes.
 	ns := r.nodesFor(v.Arch)
+	r.quotes(v)
 	size := len(`{"version":1,"nodes":[],"edges":[],"conditionalEdges":[]}`) + 12*len(v.Edges)
 	for p, i := range v.Nodes {
 		size += len(r.node(ns, i, v.Versions[p])) + 1
 	}
 	for _, cp := range v.ConditionalPairs {
-		size += len(`{"from":,"to":},`) + len(r.quote(v, cp.From)) + len(r.quote(v, cp.To))
+		size += len(`{"from":,"to":},`) + len(r.quote(cp.From)) + len(r.quote(cp.To))
 	}
 	for _, cg := range v.Conditional {
 		size += len(`{"edges":[],"risks":},`) + len(r.encodedRisks(cg.Risks))
@@ -183,7 +194,7 @@ func (r *Renderer) Channel(b []byte, v *policy.ChannelView) []byte {
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = r.appendConditionalEdge(b, v, cp)
+			b = r.appendConditionalEdge(b, cp)
 		}
 		pairs = pairs[ce.Edges:]
 		b = append(b, `],"risks":`...)
@@ -281,8 +292,9 @@ func (r *Renderer) version(b []byte, v *policy.ChannelView, p int, out [][2]int,
 	// release has few of them, so each is found by scanning the pairs
 	// rather than through a map.
 	groups := r.groups[:0]
+	r.quotes(v)
 	for _, cp := range cond {
-		size += len(`{"from":,"to":},`) + len(r.quote(v, cp.From)) + len(r.quote(v, cp.To))
+		size += len(`{"from":,"to":},`) + len(r.quote(cp.From)) + len(r.quote(cp.To))
 		if !slices.Contains(groups, cp.Group) {
 			groups = append(groups, cp.Group)
 			size += len(`{"edges":[],"risks":},`) + len(r.encodedRisks(v.Conditional[cp.Group].Risks))
@@ -371,6 +383,8 @@ func fileMembers(members []int, p int, out [][2]int, cond []policy.ConditionalPa
 // risk list share one entry, so long risk texts are written once per file
 // rather than once per target.
 func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, pairs []policy.ConditionalPair, groups []int) []byte {
+	r.quotes(v)
+	from := -1
 	b = append(b, '[')
 	for k, gi := range groups {
 		if k > 0 {
@@ -386,7 +400,14 @@ func (r *Renderer) appendOwnConditional(b []byte, v *policy.ChannelView, pairs [
 				b = append(b, ',')
 			}
 			first = false
-			b = r.appendConditionalEdge(b, v, cp)
+			// {"from":…,"to": is the same for every pair of one release.
+			if cp.From != from {
+				from = cp.From
+				r.fromPrefix = append(append(append(r.fromPrefix[:0], `{"from":`...), r.quote(from)...), `,"to":`...)
+			}
+			b = append(b, r.fromPrefix...)
+			b = append(b, r.quote(cp.To)...)
+			b = append(b, '}')
 		}
 		b = append(b, `],"risks":`...)
 		b = append(b, r.encodedRisks(v.Conditional[gi].Risks)...)

@@ -284,6 +284,18 @@ func SHA256s(data [][]byte) []string {
 	return hexes
 }
 
+// SHA256sEqual is SHA256s, comparing each element with the bytes old
+// gives for it in the same pass (see sha256x16.SumEqual for old and
+// done).
+func SHA256sEqual(data [][]byte, old func(i int) ([]byte, bool), done func(i int, equal bool)) []string {
+	sums := sha256x16.SumEqual(data, old, done)
+	hexes := make([]string, len(sums))
+	for i, sum := range sums {
+		hexes[i] = hex.EncodeToString(sum[:])
+	}
+	return hexes
+}
+
 // Digest is the "sha256:<hex>" identity of a document: a whole generation
 // by its index.json, a release set by its canonical graph.
 func Digest(index []byte) string { return DigestParts(index) }

@@ -20,6 +20,20 @@ type Carrier interface {
 	PreviousDir() string
 }
 
+// Comparer is implemented by stagings that let their caller compare a
+// file with the previous generation's itself (generator: while hashing
+// it, in one pass over its bytes) and then carry it over or write it:
+// the file is carried over exactly when Put would, without Put's own
+// read and compare.
+type Comparer interface {
+	// OpenPreviousSized is OpenPrevious of a regular file of size bytes:
+	// ok is false, and nothing is read, when the previous generation has
+	// no regular file of that name and size.
+	OpenPreviousSized(ctx context.Context, name string, size int64, buf []byte) (f *PreviousFile, ok bool, err error)
+	// PutNew is Put without carrying over: the file is written with data.
+	PutNew(ctx context.Context, name string, data []byte) error
+}
+
 // PreviousFile is a file of the previous generation, open and read.
 type PreviousFile struct {
 	// Data is its bytes, as read when it was opened.
@@ -54,11 +68,34 @@ func (d *treeFiles) OpenPrevious(ctx context.Context, name string, buf []byte) (
 	if err != nil {
 		return nil, false, err
 	}
-	open, data, ok := d.previous.open(dir, base, buf)
+	open, data, ok := d.previous.open(dir, base, -1, buf)
 	if !ok {
 		return nil, false, nil
 	}
 	return &PreviousFile{Data: data, open: open}, true, nil
+}
+
+func (d *treeFiles) OpenPreviousSized(ctx context.Context, name string, size int64, buf []byte) (*PreviousFile, bool, error) {
+	if d.previous == nil || size < 0 {
+		return nil, false, nil
+	}
+	dir, base, err := d.dir(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	open, data, ok := d.previous.open(dir, base, size, buf)
+	if !ok {
+		return nil, false, nil
+	}
+	return &PreviousFile{Data: data, open: open}, true, nil
+}
+
+func (d *treeFiles) PutNew(ctx context.Context, name string, data []byte) error {
+	dir, base, err := d.dir(ctx, name)
+	if err != nil {
+		return err
+	}
+	return d.create(dir, base, data)
 }
 
 func (d *treeFiles) PreviousDir() string {

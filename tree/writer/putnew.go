@@ -13,10 +13,4 @@ type NewPutter interface {
 	PutNew(ctx context.Context, name string, data []byte) error
 }
 
-func (d *treeFiles) PutNew(ctx context.Context, name string, data []byte) error {
-	dir, base, err := d.dir(ctx, name)
-	if err != nil {
-		return err
-	}
-	return d.create(dir, base, data)
-}
+// treeFiles' PutNew is in carry.go (Comparer has it too).

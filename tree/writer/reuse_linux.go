@@ -130,15 +130,15 @@ type previousFile struct {
 }
 
 // open opens the previous tree's file of the same name as dst/base when it
-// is a regular file of at most maxCarried bytes, and reads it whole into
-// buf (grown as needed).
-func (t *previousTree) open(dst *treeDir, base string, buf []byte) (previousFile, []byte, bool) {
+// is a regular file of at most maxCarried bytes, and of size bytes unless
+// size is negative, and reads it whole into buf (grown as needed).
+func (t *previousTree) open(dst *treeDir, base string, size int64, buf []byte) (previousFile, []byte, bool) {
 	fd, ok := t.openFile(dst, base)
 	if !ok {
 		return previousFile{fd: -1}, nil, false
 	}
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxCarried {
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxCarried || (size >= 0 && st.Size != size) {
 		unix.Close(fd)
 		return previousFile{fd: -1}, nil, false
 	}

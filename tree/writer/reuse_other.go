@@ -9,7 +9,7 @@ type previousTree struct{}
 func openPrevious(string) *previousTree                                   { return nil }
 func (t *previousTree) close()                                            {}
 func (t *previousTree) reuse(dst *treeDir, base string, data []byte) bool { return false }
-func (t *previousTree) open(*treeDir, string, []byte) (previousFile, []byte, bool) {
+func (t *previousTree) open(*treeDir, string, int64, []byte) (previousFile, []byte, bool) {
 	return previousFile{}, nil, false
 }
 

@@ -284,3 +284,57 @@ func TestOpenPreviousLinksWhatWasRead(t *testing.T) {
 		t.Errorf("linked file holds %q", got)
 	}
 }
+
+// TestOpenPreviousSized checks that only a regular file of the size asked
+// is opened and read, that it links the inode read, and that PutNew
+// writes a new file even where the previous generation holds the same
+// bytes.
+func TestOpenPreviousSized(t *testing.T) {
+	old, next := t.TempDir(), t.TempDir()
+	for name, data := range map[string]string{"a.json": "same bytes", "b.json": "same bytes"} {
+		if err := os.WriteFile(filepath.Join(old, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(old, "d.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.json", filepath.Join(old, "l.json")); err != nil {
+		t.Fatal(err)
+	}
+	files := &treeFiles{root: next, previous: openPrevious(old), previousDir: old, handles: newHandleBudget()}
+	defer files.previous.close()
+	defer files.closeDirs()
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		size int64
+	}{{"a.json", 9}, {"a.json", 11}, {"a.json", -1}, {"c.json", 0}, {"d.json", 4096}, {"l.json", 10}} {
+		if f, ok, err := files.OpenPreviousSized(ctx, c.name, c.size, nil); err != nil || ok {
+			t.Errorf("%s of %d bytes: opened %v, %v", c.name, c.size, f, err)
+		}
+	}
+	f, ok, err := files.OpenPreviousSized(ctx, "a.json", 10, make([]byte, 0, 4))
+	if err != nil || !ok || string(f.Data) != "same bytes" {
+		t.Fatalf("a.json: %v %v %v", f, ok, err)
+	}
+	if !f.Link() {
+		t.Fatal("a.json not linked")
+	}
+	f.Close()
+	if !os.SameFile(inode(t, filepath.Join(next, "a.json")), inode(t, filepath.Join(old, "a.json"))) {
+		t.Error("a.json: not the previous file's inode")
+	}
+	if err := files.PutNew(ctx, "b.json", []byte("same bytes")); err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(inode(t, filepath.Join(next, "b.json")), inode(t, filepath.Join(old, "b.json"))) {
+		t.Error("b.json: PutNew linked the previous file")
+	}
+	if got, _ := os.ReadFile(filepath.Join(next, "b.json")); string(got) != "same bytes" {
+		t.Errorf("b.json holds %q", got)
+	}
+	if files.FilesWritten() != 1 {
+		t.Errorf("%d files written, want 1", files.FilesWritten())
+	}
+}
