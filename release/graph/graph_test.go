@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -369,5 +370,74 @@ func sameLists(t *testing.T, got, want *Graph) {
 		if !slices.Equal(got.Parents(i), want.Parents(i)) || !slices.Equal(got.Children(i), want.Children(i)) {
 			t.Errorf("node %d parents %v children %v, want %v %v", i, got.Parents(i), got.Children(i), want.Parents(i), want.Children(i))
 		}
+	}
+}
+
+// TestAssembleMatchesOneByOne compares Assemble and AssembleOwned, which
+// resolve versions on every core, with adding nodes and edges one by one
+// in release order, on random release sets of several hundred releases
+// (more than one worker's run): the same nodes in the same order
+// (abstract ones where first named), the same sorted edge lists.
+func TestAssembleMatchesOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 20 {
+		var releases []Release
+		for n := range 150 + rng.IntN(150) {
+			for _, arch := range []string{"amd64", "arm64", "s390x"}[:1+rng.IntN(3)] {
+				var prev, next []string
+				for range rng.IntN(12) {
+					// Lower versions, some never released (abstract).
+					prev = append(prev, fmt.Sprintf("1.%d.%d", rng.IntN(n+1), rng.IntN(2)*7))
+				}
+				if rng.IntN(10) == 0 {
+					next = append(next, fmt.Sprintf("2.%d.0", rng.IntN(5)))
+				}
+				v := fmt.Sprintf("1.%d.0+%s", n+1, arch)
+				releases = append(releases, rel(v, v, v, prev, next))
+			}
+		}
+		want := New()
+		for _, r := range releases {
+			want.AddNode(&Node{Version: r.Version.String(), Payload: r.Payload, Metadata: r.Metadata})
+		}
+		for _, r := range releases {
+			self, _ := want.Lookup(r.Version.String())
+			for _, p := range r.Previous {
+				want.AddEdge(want.ensure(p.StringWithBuild(r.Version.Build())), self)
+			}
+			for _, n := range r.Next {
+				want.AddEdge(self, want.ensure(n.StringWithBuild(r.Version.Build())))
+			}
+		}
+		for _, assemble := range []func([]Release) (*Graph, error){Assemble, AssembleOwned} {
+			g, err := assemble(releases)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Len() != want.Len() || g.EdgeCount() != want.EdgeCount() {
+				t.Fatalf("round %d: %d nodes, %d edges; want %d, %d", round, g.Len(), g.EdgeCount(), want.Len(), want.EdgeCount())
+			}
+			for i := range g.Len() {
+				if g.Node(i).Version != want.Node(i).Version || g.Node(i).Abstract != want.Node(i).Abstract {
+					t.Fatalf("round %d: node %d is %s (abstract %v), want %s", round, i, g.Node(i).Version, g.Node(i).Abstract, want.Node(i).Version)
+				}
+				if !slices.Equal(g.ChildrenView(i), want.ChildrenView(i)) || !slices.Equal(g.ParentsView(i), want.ParentsView(i)) {
+					t.Fatalf("round %d: node %s: children %v, parents %v; want %v, %v", round, g.Node(i).Version,
+						g.ChildrenView(i), g.ParentsView(i), want.ChildrenView(i), want.ParentsView(i))
+				}
+			}
+		}
+	}
+}
+
+func TestAssembleOwnedTakesMetadata(t *testing.T) {
+	r := rel("1.0.0+amd64", "a", "a", nil, nil)
+	g, err := AssembleOwned([]Release{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Node(0).Metadata["x"] = "y"
+	if r.Metadata["x"] != "y" {
+		t.Error("AssembleOwned copied the release's metadata map")
 	}
 }

@@ -125,7 +125,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	if len(releases) == 0 {
 		return nil, fmt.Errorf("release source %s: no release-metadata documents (*.json)", s.Dir)
 	}
-	return graph.Assemble(releases)
+	return graph.AssembleOwned(releases) // the documents' maps were made here
 }
 
 // ParseMetadataDocument validates one document and turns it into a
