@@ -78,8 +78,14 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 			}
 		}
 	}
+	// Each edge's group is found first and the groups' edge lists made
+	// to size afterwards: appending to them as found copied the list of
+	// half a million edges about twice over.
+	type member struct{ group, from, to int32 }
+	var members []member
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
+	var sizes []int
 	var keyBuf []byte
 	var edgeRisks, lastRisks []int
 	gi := -1 // the group of lastRisks
@@ -99,28 +105,34 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 				continue
 			}
 			// Neighbouring edges mostly carry the same risks.
-			if gi >= 0 && slices.Equal(edgeRisks, lastRisks) {
-				groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(y).Version, To: g.Node(x).Version})
-				continue
-			}
-			lastRisks = append(lastRisks[:0], edgeRisks...)
-			keyBuf = keyBuf[:0]
-			for _, id := range edgeRisks {
-				keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
-			}
-			var ok bool
-			gi, ok = groupOf[string(keyBuf)]
-			if !ok {
-				gi = len(groups)
-				groupOf[string(keyBuf)] = gi
-				ce := graph.ConditionalEdge{}
+			if gi < 0 || !slices.Equal(edgeRisks, lastRisks) {
+				lastRisks = append(lastRisks[:0], edgeRisks...)
+				keyBuf = keyBuf[:0]
 				for _, id := range edgeRisks {
-					ce.Risks = append(ce.Risks, risks[id])
+					keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
 				}
-				groups = append(groups, ce)
+				var ok bool
+				gi, ok = groupOf[string(keyBuf)]
+				if !ok {
+					gi = len(groups)
+					groupOf[string(keyBuf)] = gi
+					ce := graph.ConditionalEdge{}
+					for _, id := range edgeRisks {
+						ce.Risks = append(ce.Risks, risks[id])
+					}
+					groups = append(groups, ce)
+					sizes = append(sizes, 0)
+				}
 			}
-			groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(y).Version, To: g.Node(x).Version})
+			members = append(members, member{int32(gi), int32(y), int32(x)})
+			sizes[gi]++
 		}
+	}
+	for i := range groups {
+		groups[i].Edges = make([]graph.EdgeRef, 0, sizes[i])
+	}
+	for _, m := range members {
+		groups[m.group].Edges = append(groups[m.group].Edges, graph.EdgeRef{From: g.Node(int(m.from)).Version, To: g.Node(int(m.to)).Version})
 	}
 	return groups
 }

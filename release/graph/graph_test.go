@@ -441,3 +441,47 @@ func TestAssembleOwnedTakesMetadata(t *testing.T) {
 		t.Error("AssembleOwned copied the release's metadata map")
 	}
 }
+
+// TestSortedOrderKept: the order SortedOrder keeps follows added nodes,
+// and what a caller does to its copy does not change the next answer.
+func TestSortedOrderKept(t *testing.T) {
+	g := New()
+	for _, v := range []string{"2.0.0", "1.0.0"} {
+		g.AddNode(&Node{Version: v})
+	}
+	first := g.SortedOrder()
+	if !slices.Equal(first, []int{1, 0}) {
+		t.Fatalf("SortedOrder = %v, want [1 0]", first)
+	}
+	first[0] = 7
+	if got := g.SortedOrder(); !slices.Equal(got, []int{1, 0}) {
+		t.Errorf("SortedOrder after the caller changed its copy = %v, want [1 0]", got)
+	}
+	g.AddNode(&Node{Version: "1.5.0"})
+	if got := g.SortedOrder(); !slices.Equal(got, []int{1, 2, 0}) {
+		t.Errorf("SortedOrder after adding 1.5.0 = %v, want [1 2 0]", got)
+	}
+}
+
+// TestCheckAcyclicAfterAddEdge: a graph found acyclic is checked again
+// once an edge is added; removing edges keeps it acyclic.
+func TestCheckAcyclicAfterAddEdge(t *testing.T) {
+	g := New()
+	for _, v := range []string{"1.0.0", "2.0.0", "3.0.0"} {
+		g.AddNode(&Node{Version: v})
+	}
+	g.AddEdge(0, 1)
+	g.AddEdge(1, 2)
+	if err := g.CheckAcyclic(); err != nil {
+		t.Fatal(err)
+	}
+	g.RemoveEdge(1, 2)
+	if err := g.CheckAcyclic(); err != nil {
+		t.Fatalf("after a removal: %v", err)
+	}
+	g.AddEdge(1, 0)
+	var ce *CycleError
+	if err := g.CheckAcyclic(); !errors.As(err, &ce) {
+		t.Fatalf("after adding 2.0.0 -> 1.0.0: CheckAcyclic = %v, want a cycle", err)
+	}
+}
