@@ -70,7 +70,24 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 			declsOf[x] = append(declsOf[x], int32(k))
 		}
 	}
+	// A target's sources are its parents: the lists are cut to size from
+	// one array (appending to them as found copied them again at every
+	// growth, 5 MB a build at real scale), as are the edges' group
+	// memberships below.
 	sources := make([][]int, g.Len()) // target → sources by rank
+	total := 0
+	for x, decls := range declsOf {
+		if decls != nil {
+			total += len(g.ParentsView(x))
+		}
+	}
+	flat := make([]int, total)
+	for x, decls := range declsOf {
+		if decls != nil {
+			n := len(g.ParentsView(x))
+			sources[x], flat = flat[:0:n], flat[n:]
+		}
+	}
 	for _, y := range order {
 		for _, x := range g.ChildrenView(y) {
 			if declsOf[x] != nil {
@@ -79,10 +96,9 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 		}
 	}
 	// Each edge's group is found first and the groups' edge lists made
-	// to size afterwards: appending to them as found copied the list of
-	// half a million edges about twice over.
+	// to size afterwards.
 	type member struct{ group, from, to int32 }
-	var members []member
+	members := make([]member, 0, total)
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
 	var sizes []int
