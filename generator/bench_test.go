@@ -34,22 +34,26 @@ import (
 func BenchmarkBuild(b *testing.B) {
 	src, gd := realInputs(b)
 	defer gcbudget.Apply(generator.HeapBudget)() // as upgraph generate runs
+	cpu := cpuSeconds()
 	for b.Loop() {
 		if _, err := generator.Build(context.Background(), src, gd, generator.BuildOptions{GraphData: graphdata.DefaultOptions()}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkReleases measures reading and assembling the synthesised
 // release-metadata documents, the first part of BenchmarkBuild.
 func BenchmarkReleases(b *testing.B) {
 	src, _ := realInputs(b)
+	cpu := cpuSeconds()
 	for b.Loop() {
 		if _, err := src.Graph(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkGenerate measures a full generation from the real graph-data and

@@ -33,16 +33,19 @@ func Apply(g *graph.Graph, gd *graphdata.GraphData, opts Options) []string {
 	a.blocks(gd.Blocks)
 	a.risks(gd.Risks)
 	a.channels(gd.Channels)
-	normalizeChannels(g)
+	normalizeChannels(g, a.normalized)
 	return a.warnings
 }
 
 type annotator struct {
-	g        *graph.Graph
-	opts     Options
-	byKey    map[string][]int // version without build → concrete nodes
-	arches   []string         // distinct build strings of all SemVer nodes (spec §3.5)
-	warnings []string
+	g      *graph.Graph
+	opts   Options
+	byKey  map[string][]int // version without build → concrete nodes
+	arches []string         // distinct build strings of all SemVer nodes (spec §3.5)
+	// normalized are the nodes whose channel list channels wrote
+	// normalized, ascending.
+	normalized []int
+	warnings   []string
 }
 
 func (a *annotator) warnf(format string, args ...any) {
@@ -169,23 +172,30 @@ func (a *annotator) risks(risks []graphdata.RiskFile) {
 	}
 }
 
-// channels appends each channel's name to its members (spec §3.9).
+// channels appends each channel's name to its members (spec §3.9). Each
+// node's names are collected as indices into channels and written once,
+// normalized (see normalizeChannels): appending to the metadata string
+// channel by channel recopied and rescanned it for every channel.
 func (a *annotator) channels(channels []graphdata.Channel) {
 	declared := map[string]string{}
-	for _, ch := range channels {
+	lists := make([][]int32, a.g.Len()) // node → its channels, in order
+	last := make([]int32, a.g.Len())    // node → 1 + the channel that last listed it
+	for c, ch := range channels {
 		if first, dup := declared[ch.Name]; dup {
 			a.warnf("%s declares channel %s again (first in %s)", ch.File, ch.Name, first)
 		} else {
 			declared[ch.Name] = ch.File
 		}
-		members := map[int]bool{}
 		var absent []string
 		for _, e := range ch.Versions {
 			found := false
 			for _, i := range a.byKey[e.Key()] {
 				if e.Build() == "" || a.g.Node(i).Version == e.String() {
-					members[i] = true
 					found = true
+					if last[i] != int32(c+1) {
+						last[i] = int32(c + 1)
+						lists[i] = append(lists[i], int32(c))
+					}
 				}
 			}
 			if !found {
@@ -198,17 +208,27 @@ func (a *annotator) channels(channels []graphdata.Channel) {
 			a.warnf("%s: channel %s names %d versions no release has, left out of it: %s (upgraph validate --releases lists each)",
 				ch.File, ch.Name, len(absent), sample(absent))
 		}
-		for _, i := range sortedSet(members) {
-			md := a.g.Node(i).Metadata
-			old, ok := md[graph.KeyChannels]
-			switch {
-			case !ok:
-				md[graph.KeyChannels] = ch.Name
-			case !a.opts.UpstreamQuirks && listHas(old, ch.Name):
-			default:
-				md[graph.KeyChannels] = old + "," + ch.Name
-			}
+	}
+	var parts []string
+	for i, list := range lists {
+		if len(list) == 0 {
+			continue
 		}
+		md := a.g.Node(i).Metadata
+		old, ok := md[graph.KeyChannels]
+		parts = parts[:0]
+		if ok {
+			parts = append(parts, strings.Split(old, ",")...)
+		}
+		for _, c := range list {
+			name := channels[c].Name
+			if ok && !a.opts.UpstreamQuirks && slices.Contains(parts, name) {
+				continue
+			}
+			parts, ok = append(parts, name), true
+		}
+		md[graph.KeyChannels] = joinChannels(parts)
+		a.normalized = append(a.normalized, i)
 	}
 }
 
@@ -236,30 +256,36 @@ func sample(items []string) string {
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }
 
-func sortedSet(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// normalizeChannels sorts every node's channel list: lexically, then stably
-// by the text after the first '-' (so "candidate-4.2,fast-4.2,stable-4.2,
+// normalizeChannels sorts every node's channel list but those channels
+// already wrote (skip, ascending): lexically, then stably by the text
+// after the first '-' (so "candidate-4.2,fast-4.2,stable-4.2,
 // candidate-4.3"). A name without '-' sorts by its whole text; upstream
 // panics there.
-func normalizeChannels(g *graph.Graph) {
-	for _, n := range g.Nodes() {
+func normalizeChannels(g *graph.Graph, skip []int) {
+	for i, n := range g.Nodes() {
+		if len(skip) > 0 && skip[0] == i {
+			skip = skip[1:]
+			continue
+		}
 		v, ok := n.Metadata[graph.KeyChannels]
 		if !ok {
 			continue
 		}
-		parts := strings.Split(v, ",")
-		sort.Strings(parts)
-		sort.SliceStable(parts, func(i, j int) bool { return streamSuffix(parts[i]) < streamSuffix(parts[j]) })
-		n.Metadata[graph.KeyChannels] = strings.Join(parts, ",")
+		n.Metadata[graph.KeyChannels] = joinChannels(strings.Split(v, ","))
 	}
+}
+
+// joinChannels sorts a channel list in place as normalizeChannels
+// describes and joins it: by the text after the first '-', then by the
+// whole name, which is the lexical sort followed by the stable one.
+func joinChannels(parts []string) string {
+	slices.SortFunc(parts, func(a, b string) int {
+		if c := strings.Compare(streamSuffix(a), streamSuffix(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return strings.Join(parts, ",")
 }
 
 func streamSuffix(name string) string {

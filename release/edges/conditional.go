@@ -70,7 +70,24 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 			declsOf[x] = append(declsOf[x], int32(k))
 		}
 	}
+	// A target's sources are its parents: the lists are cut to size from
+	// one array (appending to them as found copied them again at every
+	// growth, 5 MB a build at real scale), as are the edges' group
+	// memberships below.
 	sources := make([][]int, g.Len()) // target → sources by rank
+	total := 0
+	for x, decls := range declsOf {
+		if decls != nil {
+			total += len(g.ParentsView(x))
+		}
+	}
+	flat := make([]int, total)
+	for x, decls := range declsOf {
+		if decls != nil {
+			n := len(g.ParentsView(x))
+			sources[x], flat = flat[:0:n], flat[n:]
+		}
+	}
 	for _, y := range order {
 		for _, x := range g.ChildrenView(y) {
 			if declsOf[x] != nil {
@@ -78,8 +95,13 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 			}
 		}
 	}
+	// Each edge's group is found first and the groups' edge lists made
+	// to size afterwards.
+	type member struct{ group, from, to int32 }
+	members := make([]member, 0, total)
 	groupOf := map[string]int{}
 	var groups []graph.ConditionalEdge
+	var sizes []int
 	var keyBuf []byte
 	var edgeRisks, lastRisks []int
 	gi := -1 // the group of lastRisks
@@ -99,28 +121,34 @@ func resolveConditional(g *graph.Graph, matchers []*matcher) []graph.Conditional
 				continue
 			}
 			// Neighbouring edges mostly carry the same risks.
-			if gi >= 0 && slices.Equal(edgeRisks, lastRisks) {
-				groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(y).Version, To: g.Node(x).Version})
-				continue
-			}
-			lastRisks = append(lastRisks[:0], edgeRisks...)
-			keyBuf = keyBuf[:0]
-			for _, id := range edgeRisks {
-				keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
-			}
-			var ok bool
-			gi, ok = groupOf[string(keyBuf)]
-			if !ok {
-				gi = len(groups)
-				groupOf[string(keyBuf)] = gi
-				ce := graph.ConditionalEdge{}
+			if gi < 0 || !slices.Equal(edgeRisks, lastRisks) {
+				lastRisks = append(lastRisks[:0], edgeRisks...)
+				keyBuf = keyBuf[:0]
 				for _, id := range edgeRisks {
-					ce.Risks = append(ce.Risks, risks[id])
+					keyBuf = strconv.AppendInt(append(keyBuf, ','), int64(id), 10)
 				}
-				groups = append(groups, ce)
+				var ok bool
+				gi, ok = groupOf[string(keyBuf)]
+				if !ok {
+					gi = len(groups)
+					groupOf[string(keyBuf)] = gi
+					ce := graph.ConditionalEdge{}
+					for _, id := range edgeRisks {
+						ce.Risks = append(ce.Risks, risks[id])
+					}
+					groups = append(groups, ce)
+					sizes = append(sizes, 0)
+				}
 			}
-			groups[gi].Edges = append(groups[gi].Edges, graph.EdgeRef{From: g.Node(y).Version, To: g.Node(x).Version})
+			members = append(members, member{int32(gi), int32(y), int32(x)})
+			sizes[gi]++
 		}
+	}
+	for i := range groups {
+		groups[i].Edges = make([]graph.EdgeRef, 0, sizes[i])
+	}
+	for _, m := range members {
+		groups[m.group].Edges = append(groups[m.group].Edges, graph.EdgeRef{From: g.Node(int(m.from)).Version, To: g.Node(int(m.to)).Version})
 	}
 	return groups
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/upgraph/upgraph/internal/clip"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -51,6 +52,14 @@ type Graph struct {
 	byVersion map[string]int
 	out, in   [][]int // sorted node indices
 	edgeCount int
+	// acyclic is set by a CheckAcyclic that found no cycle and cleared by
+	// an edge added since: a build checks after assembling and again
+	// after previous.add/next.add, which mostly add nothing.
+	acyclic bool
+	// order is SortedOrder's answer while it has every node (nodes are
+	// only ever added, and their versions never change).
+	orderMu sync.Mutex
+	order   []int
 
 	// Declarations are conditional risks attached by the graph-data parser
 	// and consumed by edge-add-remove (spec §3.8, §4.5).
@@ -121,6 +130,7 @@ func (g *Graph) AddEdge(from, to int) bool {
 	k, _ = slices.BinarySearch(g.in[to], from)
 	g.in[to] = slices.Insert(g.in[to], k, from)
 	g.edgeCount++
+	g.acyclic = false
 	return true
 }
 
@@ -229,6 +239,9 @@ func (e *CycleError) Error() string {
 
 // CheckAcyclic returns a *CycleError naming one cycle, or nil.
 func (g *Graph) CheckAcyclic() error {
+	if g.acyclic {
+		return nil // checked, and only nodes added or edges removed since
+	}
 	const (
 		unvisited = iota
 		onStack
@@ -269,6 +282,7 @@ func (g *Graph) CheckAcyclic() error {
 			}
 		}
 	}
+	g.acyclic = true
 	return nil
 }
 

@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -369,5 +370,118 @@ func sameLists(t *testing.T, got, want *Graph) {
 		if !slices.Equal(got.Parents(i), want.Parents(i)) || !slices.Equal(got.Children(i), want.Children(i)) {
 			t.Errorf("node %d parents %v children %v, want %v %v", i, got.Parents(i), got.Children(i), want.Parents(i), want.Children(i))
 		}
+	}
+}
+
+// TestAssembleMatchesOneByOne compares Assemble and AssembleOwned, which
+// resolve versions on every core, with adding nodes and edges one by one
+// in release order, on random release sets of several hundred releases
+// (more than one worker's run): the same nodes in the same order
+// (abstract ones where first named), the same sorted edge lists.
+func TestAssembleMatchesOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 20 {
+		var releases []Release
+		for n := range 150 + rng.IntN(150) {
+			for _, arch := range []string{"amd64", "arm64", "s390x"}[:1+rng.IntN(3)] {
+				var prev, next []string
+				for range rng.IntN(12) {
+					// Lower versions, some never released (abstract).
+					prev = append(prev, fmt.Sprintf("1.%d.%d", rng.IntN(n+1), rng.IntN(2)*7))
+				}
+				if rng.IntN(10) == 0 {
+					next = append(next, fmt.Sprintf("2.%d.0", rng.IntN(5)))
+				}
+				v := fmt.Sprintf("1.%d.0+%s", n+1, arch)
+				releases = append(releases, rel(v, v, v, prev, next))
+			}
+		}
+		want := New()
+		for _, r := range releases {
+			want.AddNode(&Node{Version: r.Version.String(), Payload: r.Payload, Metadata: r.Metadata})
+		}
+		for _, r := range releases {
+			self, _ := want.Lookup(r.Version.String())
+			for _, p := range r.Previous {
+				want.AddEdge(want.ensure(p.StringWithBuild(r.Version.Build())), self)
+			}
+			for _, n := range r.Next {
+				want.AddEdge(self, want.ensure(n.StringWithBuild(r.Version.Build())))
+			}
+		}
+		for _, assemble := range []func([]Release) (*Graph, error){Assemble, AssembleOwned} {
+			g, err := assemble(releases)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Len() != want.Len() || g.EdgeCount() != want.EdgeCount() {
+				t.Fatalf("round %d: %d nodes, %d edges; want %d, %d", round, g.Len(), g.EdgeCount(), want.Len(), want.EdgeCount())
+			}
+			for i := range g.Len() {
+				if g.Node(i).Version != want.Node(i).Version || g.Node(i).Abstract != want.Node(i).Abstract {
+					t.Fatalf("round %d: node %d is %s (abstract %v), want %s", round, i, g.Node(i).Version, g.Node(i).Abstract, want.Node(i).Version)
+				}
+				if !slices.Equal(g.ChildrenView(i), want.ChildrenView(i)) || !slices.Equal(g.ParentsView(i), want.ParentsView(i)) {
+					t.Fatalf("round %d: node %s: children %v, parents %v; want %v, %v", round, g.Node(i).Version,
+						g.ChildrenView(i), g.ParentsView(i), want.ChildrenView(i), want.ParentsView(i))
+				}
+			}
+		}
+	}
+}
+
+func TestAssembleOwnedTakesMetadata(t *testing.T) {
+	r := rel("1.0.0+amd64", "a", "a", nil, nil)
+	g, err := AssembleOwned([]Release{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Node(0).Metadata["x"] = "y"
+	if r.Metadata["x"] != "y" {
+		t.Error("AssembleOwned copied the release's metadata map")
+	}
+}
+
+// TestSortedOrderKept: the order SortedOrder keeps follows added nodes,
+// and what a caller does to its copy does not change the next answer.
+func TestSortedOrderKept(t *testing.T) {
+	g := New()
+	for _, v := range []string{"2.0.0", "1.0.0"} {
+		g.AddNode(&Node{Version: v})
+	}
+	first := g.SortedOrder()
+	if !slices.Equal(first, []int{1, 0}) {
+		t.Fatalf("SortedOrder = %v, want [1 0]", first)
+	}
+	first[0] = 7
+	if got := g.SortedOrder(); !slices.Equal(got, []int{1, 0}) {
+		t.Errorf("SortedOrder after the caller changed its copy = %v, want [1 0]", got)
+	}
+	g.AddNode(&Node{Version: "1.5.0"})
+	if got := g.SortedOrder(); !slices.Equal(got, []int{1, 2, 0}) {
+		t.Errorf("SortedOrder after adding 1.5.0 = %v, want [1 2 0]", got)
+	}
+}
+
+// TestCheckAcyclicAfterAddEdge: a graph found acyclic is checked again
+// once an edge is added; removing edges keeps it acyclic.
+func TestCheckAcyclicAfterAddEdge(t *testing.T) {
+	g := New()
+	for _, v := range []string{"1.0.0", "2.0.0", "3.0.0"} {
+		g.AddNode(&Node{Version: v})
+	}
+	g.AddEdge(0, 1)
+	g.AddEdge(1, 2)
+	if err := g.CheckAcyclic(); err != nil {
+		t.Fatal(err)
+	}
+	g.RemoveEdge(1, 2)
+	if err := g.CheckAcyclic(); err != nil {
+		t.Fatalf("after a removal: %v", err)
+	}
+	g.AddEdge(1, 0)
+	var ce *CycleError
+	if err := g.CheckAcyclic(); !errors.As(err, &ce) {
+		t.Fatalf("after adding 2.0.0 -> 1.0.0: CheckAcyclic = %v, want a cycle", err)
 	}
 }

@@ -215,7 +215,8 @@ func LineCol(data []byte, off int64) (int, int) {
 }
 
 // Encode writes the graph in graph-builder format with nodes in the given
-// order (nil: insertion order). Metadata keys are sorted.
+// order, a permutation of the node indices (nil: insertion order).
+// Metadata keys are sorted.
 func (g *Graph) Encode(order []int) []byte {
 	return bytes.Join(g.EncodeParts(order), nil)
 }
@@ -260,25 +261,40 @@ func (g *Graph) appendNodes(b []byte, order []int) []byte {
 
 // appendEdges appends the edges by source position, then target position.
 func (g *Graph) appendEdges(b []byte, order []int) []byte {
-	pos := make([]int, g.Len())
+	pos := make([]int32, g.Len())
 	for p, i := range order {
-		pos[i] = p
+		pos[i] = int32(p)
 	}
-	first := true
-	var targets []int
+	// Each source's targets by position, without sorting them: visiting
+	// the targets in output order appends each to its sources' lists in
+	// order (the out-lists are sorted by node index, not by position).
+	start := make([]int, len(order)+1)
 	for p, i := range order {
-		targets = targets[:0]
-		for _, t := range g.out[i] {
-			targets = append(targets, pos[t])
+		start[p+1] = start[p] + len(g.out[i])
+	}
+	targets := make([]int32, start[len(order)])
+	fill := slices.Clone(start[:len(order)])
+	for q, t := range order {
+		for _, s := range g.in[t] {
+			targets[fill[pos[s]]] = int32(q)
+			fill[pos[s]]++
 		}
-		slices.Sort(targets)
-		for _, t := range targets {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = AppendEdge(b, p, t)
+	}
+	var head []byte // "[p," for the source at p
+	for p := range order {
+		if start[p] == start[p+1] {
+			continue
 		}
+		head = jsonw.Int(append(head[:0], '['), p)
+		head = append(head, ',')
+		for _, q := range targets[start[p]:start[p+1]] {
+			b = append(b, head...)
+			b = jsonw.Int(b, int(q))
+			b = append(b, ']', ',')
+		}
+	}
+	if len(targets) > 0 {
+		b = b[:len(b)-1] // the last edge's ','
 	}
 	return b
 }
@@ -364,12 +380,20 @@ func AppendRisks(b []byte, risks []Risk) []byte {
 }
 
 // SortedOrder returns node indices ordered by SemVer precedence, then by
-// version string; versions that are not SemVer sort last by string.
+// version string; versions that are not SemVer sort last by string. The
+// slice is the caller's. The order is kept until a node is added: a build
+// and its rendering ask for it several times, and it depends on the
+// versions alone.
 func (g *Graph) SortedOrder() []int {
-	order := make([]int, g.Len())
-	for i := range order {
-		order[i] = i
+	g.orderMu.Lock()
+	defer g.orderMu.Unlock()
+	if len(g.order) != len(g.nodes) {
+		order := make([]int, g.Len())
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, c int) bool { return nodeLess(g.nodes[order[a]], g.nodes[order[c]]) })
+		g.order = order
 	}
-	sort.SliceStable(order, func(a, c int) bool { return nodeLess(g.nodes[order[a]], g.nodes[order[c]]) })
-	return order
+	return slices.Clone(g.order)
 }

@@ -125,7 +125,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	if len(releases) == 0 {
 		return nil, fmt.Errorf("release source %s: no release-metadata documents (*.json)", s.Dir)
 	}
-	return graph.Assemble(releases)
+	return graph.AssembleOwned(releases) // the documents' maps were made here
 }
 
 // ParseMetadataDocument validates one document and turns it into a
@@ -184,19 +184,29 @@ func (doc *MetadataDocument) release(name string, fail func(field, format string
 	if doc.Kind != MetadataKind {
 		return r, false, fail("kind", "want %q, got %q", MetadataKind, doc.Kind)
 	}
-	v, err := version.Parse(doc.Version)
+	v, err := versions.parse(doc.Version)
 	if err != nil {
 		return r, false, fail("version", "%v", err)
 	}
 	if !archPattern.MatchString(doc.Arch) {
 		return r, false, fail("arch", "want an architecture such as amd64, arm64 or multi, got %q", doc.Arch)
 	}
+	// The release's version is its document's with the architecture as
+	// build: parsed whole when the document's has no build (what
+	// WithBuild makes costs twice a parse, thousands of times a build).
+	var withArch version.Version
+	if v.Build() == "" {
+		withArch, _ = version.Parse(v.String() + "+" + doc.Arch) // zero if not
+	}
+	if withArch.IsZero() {
+		withArch = v.WithBuild(doc.Arch)
+	}
 	if doc.Payload == "" {
 		return r, false, fail("payload", "missing payload pull spec")
 	}
 	// keep is decided before the metadata map can change below.
 	keep = !(doc.Metadata[graph.KeyPayloadArch] == "multi" && doc.Arch != "multi")
-	r = graph.Release{Version: v.WithBuild(doc.Arch), Payload: doc.Payload, Origin: name, Metadata: doc.Metadata}
+	r = graph.Release{Version: withArch, Payload: doc.Payload, Origin: name, Metadata: doc.Metadata}
 	if !in.ownMetadata || r.Metadata == nil {
 		r.Metadata = make(map[string]string, len(doc.Metadata)+2)
 		for k, val := range doc.Metadata {

@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"slices"
 
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -159,13 +158,17 @@ func (d *fastDecoder) strBytes() ([]byte, bool) {
 // (previous lists name the same few thousand versions hundreds of
 // thousands of times). It returns either the versions (every string
 // parsed, and is its version's text) or, when one does not parse or has
-// surrounding space, the strings, for release to parse and report.
+// surrounding space, the strings, for release to parse and report. The
+// same text as last's gets last's slice, not a copy (the architectures of
+// a release have the same lists: copies were 10 MB a build at real
+// scale), so the releases of one source may share lists: they are only
+// read.
 func (d *fastDecoder) versionList(last *parsedList) (strs []string, parsed []version.Version, ok bool) {
 	d.space()
 	start := d.i
 	if last.text != nil && bytes.HasPrefix(d.data[start:], last.text) {
 		d.i += len(last.text)
-		return nil, slices.Clone(last.versions), true
+		return nil, last.versions, true
 	}
 	if !d.consume('[') {
 		return nil, nil, false
