@@ -67,7 +67,7 @@ func (c *FileCache) path(sum [sha256.Size]byte) string {
 }
 
 // get returns the blobs of the file name whose bytes hash to sum, as
-// decodeOne would make them, or false.
+// decodeData would make them, or false.
 //
 // An entry removed meanwhile (by another run's pruning) is a miss. One
 // used for the first time in refreshAfter gets the time of this use, so

@@ -3,7 +3,6 @@ package declcfg
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"unicode"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/upgraph/upgraph/internal/sha256x16"
 )
 
 // Error is a loading error at a position of the catalog: Error() is
@@ -147,7 +148,15 @@ type fileResult struct {
 // known schemas in parallel, and assembles them in order.
 func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, error), opts Options) (*DeclarativeConfig, error) {
 	results := make([]fileResult, len(files))
-	workers := min(runtime.GOMAXPROCS(0), len(files))
+	// With a cache, each worker reads hashChunk files at a time and
+	// hashes them together (sha256x16: two or more streams at once, about
+	// twice one stream's speed per core), the digests being the cache's
+	// keys.
+	perTask := 1
+	if opts.Cache != nil {
+		perTask = hashChunk
+	}
+	workers := min(runtime.GOMAXPROCS(0), (len(files)+perTask-1)/perTask)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -155,11 +164,11 @@ func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, e
 			a := &arena{}
 			var c canonicalizer
 			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) || ctx.Err() != nil {
+				lo := int(next.Add(int64(perTask))) - perTask
+				if lo >= len(files) || ctx.Err() != nil {
 					return
 				}
-				results[i] = decodeOne(files[i], read, a, &c, opts.Cache)
+				decodeChunk(files[lo:min(lo+perTask, len(files))], results[lo:], read, a, &c, opts.Cache)
 			}
 		})
 	}
@@ -243,27 +252,65 @@ func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, e
 	return cfg, nil
 }
 
-// decodeOne reads and splits one file, or reads its blobs back from
-// cache (nil for none).
-func decodeOne(name string, read func(string) ([]byte, error), a *arena, c *canonicalizer, cache *FileCache) fileResult {
+// hashChunk is how many files a worker reads and hashes at once when
+// loading through a cache.
+const hashChunk = 4
+
+// decodeChunk decodes files into results (in the same order), looking
+// each up in cache (nil: none) by the SHA-256 of its bytes, hashed for
+// all of files at once.
+func decodeChunk(files []string, results []fileResult, read func(string) ([]byte, error), a *arena, c *canonicalizer, cache *FileCache) {
+	if cache == nil {
+		for i, name := range files {
+			results[i] = decodeOne(name, read, a, c)
+		}
+		return
+	}
+	datas := make([][]byte, len(files))
+	var msgs [][]byte
+	var idx []int
+	for i, name := range files {
+		data, err := read(name)
+		if err != nil {
+			results[i] = readError(name, err)
+			continue
+		}
+		datas[i] = data
+		msgs = append(msgs, data)
+		idx = append(idx, i)
+	}
+	sums := sha256x16.Sum(msgs)
+	for k, i := range idx {
+		if r, ok := cache.get(files[i], sums[k]); ok {
+			results[i] = r
+			continue
+		}
+		r := decodeData(files[i], datas[i], a, c)
+		if r.err == nil {
+			cache.put(sums[k], r)
+		}
+		results[i] = r
+	}
+}
+
+// decodeOne reads and decodes file name.
+func decodeOne(name string, read func(string) ([]byte, error), a *arena, c *canonicalizer) fileResult {
 	data, err := read(name)
 	if err != nil {
-		return fileResult{err: &Error{Pos: Position{File: name}, Err: err, off: -1}}
+		return readError(name, err)
 	}
-	var sum [sha256.Size]byte
-	if cache != nil {
-		sum = sha256.Sum256(data)
-		if r, ok := cache.get(name, sum); ok {
-			return r
-		}
-	}
+	return decodeData(name, data, a, c)
+}
+
+func readError(name string, err error) fileResult {
+	return fileResult{err: &Error{Pos: Position{File: name}, Err: err, off: -1}}
+}
+
+// decodeData decodes data, the bytes of file name.
+func decodeData(name string, data []byte, a *arena, c *canonicalizer) fileResult {
 	d := fileDecoder{file: name, data: data, c: c, arena: a}
 	derr := d.decode()
-	r := fileResult{metas: d.metas, offs: d.offs, err: derr}
-	if cache != nil && derr == nil {
-		cache.put(sum, r)
-	}
-	return r
+	return fileResult{metas: d.metas, offs: d.offs, err: derr}
 }
 
 // decodeTyped decodes a blob of a known schema, as operator-registry's
