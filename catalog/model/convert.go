@@ -186,7 +186,9 @@ func parseBundle(in *declcfg.Bundle, sc *scanner, images map[string]error) parse
 		pb.release, pb.releaseErr = NewRelease(pp.Release)
 	}
 	pb.maxOCP, pb.maxOCPErr = maxOpenShiftVersion(pb.props.maxOpenShift)
-	check := func(ref, what string) {
+	// related is the index of the related image checked, -1 for the
+	// bundle's image (the field named only when refused).
+	check := func(ref string, related int) {
 		if ref == "" {
 			return
 		}
@@ -196,12 +198,16 @@ func parseBundle(in *declcfg.Bundle, sc *scanner, images map[string]error) parse
 			images[ref] = err
 		}
 		if err != nil {
+			what := "image"
+			if related >= 0 {
+				what = fmt.Sprintf("relatedImages[%d].image", related)
+			}
 			pb.imageErrs = append(pb.imageErrs, fmt.Sprintf("package %q bundle %q %s: invalid image pull spec %q: %v", in.Package, in.Name, what, ref, err))
 		}
 	}
-	check(in.Image, "image")
+	check(in.Image, -1)
 	for i, ri := range in.RelatedImages {
-		check(ri.Image, fmt.Sprintf("relatedImages[%d].image", i))
+		check(ri.Image, i)
 	}
 	return pb
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/blang/semver/v4"
 
@@ -50,6 +51,10 @@ func parseProperties(props []declcfg.Property, sc *scanner) (propInfo, error) {
 		var err error
 		switch p.Type {
 		case propPackage:
+			if pp, ok := sc.packageProp(p.Value); ok {
+				info.packages = append(info.packages, pp)
+				break
+			}
 			var v property.Package
 			if err = json.Unmarshal(p.Value, &v); err == nil {
 				pp := PackageProperty{PackageName: v.PackageName, Version: v.Version, releaseSet: v.Release != nil}
@@ -508,6 +513,67 @@ func (sh *shape) field(key []byte) *shape {
 		}
 	}
 	return shapeAny
+}
+
+// packageProp reads an olm.package value of the usual form (an object
+// whose keys are exactly packageName, version or release, each with a
+// string without escapes, valid UTF-8), as encoding/json decodes it into
+// property.Package, without its reflection; ok false: not of that form,
+// encoding/json decides.
+func (s *scanner) packageProp(v []byte) (pp PackageProperty, ok bool) {
+	s.b, s.i = v, 0
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return pp, false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+	} else {
+		for {
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != '"' {
+				return pp, false
+			}
+			key, escaped, ok := s.str()
+			if !ok || escaped {
+				return pp, false
+			}
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return pp, false
+			}
+			s.i++
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != '"' {
+				return pp, false
+			}
+			val, escaped, ok := s.str()
+			if !ok || escaped || !utf8.Valid(val) {
+				return pp, false // encoding/json replaces invalid bytes
+			}
+			switch string(key) { // later keys win, as in encoding/json
+			case "packageName":
+				pp.PackageName = string(val)
+			case "version":
+				pp.Version = string(val)
+			case "release":
+				pp.Release, pp.releaseSet = string(val), true
+			default:
+				return pp, false // another key, or one in another case
+			}
+			end, ok := s.sep('}')
+			if !ok {
+				return pp, false
+			}
+			if end {
+				break
+			}
+		}
+	}
+	s.ws()
+	return pp, s.i == len(s.b)
 }
 
 func ascii(b []byte) bool {

@@ -190,3 +190,49 @@ func TestSpecialWord(t *testing.T) {
 		}
 	}
 }
+
+// TestPackagePropFastPath: an olm.package value the fast reading takes
+// gives what encoding/json's decoding into property.Package gives; one it
+// does not take is left to encoding/json.
+func TestPackagePropFastPath(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		fast  bool
+	}{
+		{`{"packageName":"p","version":"1.0.0"}`, true},
+		{` { "packageName" : "p" , "version" : "1.0.0" , "release" : "2" } `, true},
+		{`{"packageName":"p","version":"1.0.0","release":""}`, true},
+		{`{"version":"1.0.0","packageName":"p","packageName":"q"}`, true},
+		{`{}`, true},
+		{`{"packageName":"p","version":"1.0.0","release":null}`, false},
+		{`{"PackageName":"p","version":"1.0.0"}`, false},
+		{`{"packageName":"p","version":"1.0.0","other":1}`, false},
+		{`{"packageName":"p\u0041","version":"1.0.0"}`, false},
+		{"{\"packageName\":\"p\xff\",\"version\":\"1.0.0\"}", false},
+		{`{"packageName":"p","version":1}`, false},
+		{`{"packageName":"p","version":"1.0.0"} x`, false},
+		{`{"packageName":"p","version":"1.0.0",}`, false},
+		{`{"packageName":"p" "version":"1.0.0"}`, false},
+		{`{"packageName":"p","version":"1.0.0"`, false},
+		{`null`, false},
+	} {
+		got, ok := (&scanner{}).packageProp([]byte(tc.value))
+		if ok != tc.fast {
+			t.Errorf("%s: fast %v, want %v", tc.value, ok, tc.fast)
+		}
+		if !ok {
+			continue
+		}
+		var v property.Package
+		if err := json.Unmarshal([]byte(tc.value), &v); err != nil {
+			t.Fatalf("%s: taken, but encoding/json: %v", tc.value, err)
+		}
+		want := PackageProperty{PackageName: v.PackageName, Version: v.Version, releaseSet: v.Release != nil}
+		if v.Release != nil {
+			want.Release = *v.Release
+		}
+		if got != want {
+			t.Errorf("%s: %+v, encoding/json %+v", tc.value, got, want)
+		}
+	}
+}
