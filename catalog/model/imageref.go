@@ -52,6 +52,9 @@ func parseNormalizedNamed(s string) error {
 		return errors.New("invalid reference format: repository name must be lowercase")
 	}
 	full := domain + "/" + remainder
+	if plainReference(full) {
+		return nil
+	}
 	m := referenceRE.FindStringSubmatch(full)
 	if m == nil {
 		if referenceRE.MatchString(strings.ToLower(full)) {
@@ -109,4 +112,128 @@ func validateDigest(s string) error {
 		return errors.New("invalid checksum digest format")
 	}
 	return nil
+}
+
+// plainReference reports whether full (a domain, '/', a path) matches
+// refReference with a name of at most refNameTotalMax bytes and, if it
+// has a digest, a valid sha256 one: without the regular expressions'
+// backtracking, for the usual references. False means "not sure": the
+// regular expressions decide, and name the error.
+func plainReference(full string) bool {
+	name, digest, hasDigest := strings.Cut(full, "@")
+	if hasDigest {
+		alg, hex, ok := strings.Cut(digest, ":")
+		if !ok || alg != "sha256" || len(hex) != 64 || !isLowerHex(hex) {
+			return false
+		}
+	}
+	if i := strings.LastIndexByte(name, ':'); i > strings.LastIndexByte(name, '/') {
+		if !plainTag(name[i+1:]) {
+			return false
+		}
+		name = name[:i]
+	}
+	if len(name) > refNameTotalMax {
+		return false
+	}
+	first, path, ok := strings.Cut(name, "/")
+	if !ok || !plainDomain(first) && !plainNameComponent(first) {
+		return false
+	}
+	for c := range strings.SplitSeq(path, "/") {
+		if !plainNameComponent(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+// plainTag: refTag.
+func plainTag(s string) bool {
+	if len(s) == 0 || len(s) > 128 || !isWordByte(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isWordByte(c) && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlnum(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' }
+
+// plainNameComponent: refNameComponent, runs of [a-z0-9] separated by
+// ".", "_", "__" or dashes.
+func plainNameComponent(s string) bool {
+	if len(s) == 0 || !isLowerAlnum(s[0]) || !isLowerAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s); {
+		if isLowerAlnum(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		switch s[i] {
+		case '.':
+			j++
+		case '_':
+			j++
+			if s[j] == '_' {
+				j++
+			}
+		case '-':
+			for s[j] == '-' {
+				j++
+			}
+		default:
+			return false
+		}
+		if !isLowerAlnum(s[j]) { // the last byte is one: j < len(s)
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// plainDomain: refDomain, dot-separated components of letters, digits
+// and inner dashes, then an optional port.
+func plainDomain(s string) bool {
+	host, port, hasPort := strings.Cut(s, ":")
+	if hasPort {
+		if len(port) == 0 {
+			return false
+		}
+		for i := 0; i < len(port); i++ {
+			if !isDigit(port[i]) {
+				return false
+			}
+		}
+	}
+	for c := range strings.SplitSeq(host, ".") {
+		if len(c) == 0 || c[0] == '-' || c[len(c)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(c); i++ {
+			if ch := c[i]; !isWordByte(ch) && ch != '-' || ch == '_' {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -236,3 +236,51 @@ func TestPackagePropFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainReference: the fast check of a pull spec accepts only what
+// the reference grammar's regular expressions accept (with a name of at
+// most 255 bytes and a valid digest), over random strings of the bytes
+// that matter, and accepts the usual forms.
+func TestPlainReference(t *testing.T) {
+	slow := func(full string) bool {
+		m := referenceRE.FindStringSubmatch(full)
+		return m != nil && len(m[1]) <= refNameTotalMax && (m[3] == "" || validateDigest(m[3]) == nil)
+	}
+	hex := strings.Repeat("0a1b2c3d", 8)
+	for _, full := range []string{
+		"docker.io/library/anakin-bundle:v0.0.1",
+		"quay.io/operator-framework/foo-bundle@sha256:" + hex,
+		"quay.io/operator-framework/foo-bundle:v0.1.0@sha256:" + hex,
+		"localhost:5000/a/b:c",
+		"registry.redhat.io/rhel9/postgresql-15@sha256:" + hex,
+		"Quay.io/a__b/c.d/e--f_g:1.2-3_X",
+	} {
+		if !plainReference(full) || !slow(full) {
+			t.Errorf("%s: plain %v, regular expressions %v; want both", full, plainReference(full), slow(full))
+		}
+	}
+	pieces := []string{"a", "Z", "0", "_", "__", "-", "--", ".", ":", "/", "@", "sha256:" + hex, "sha256:", hex[:10], "5000", "x.io", "@sha256:" + hex, "@sha256:" + strings.ToUpper(hex)}
+	r := rand.New(rand.NewPCG(1, 2))
+	accepted := 0
+	for range 200000 {
+		var b strings.Builder
+		b.WriteString([]string{"docker.io/", "quay.io/", "localhost:5000/", "a_b/", ""}[r.IntN(5)])
+		for range 1 + r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		full := b.String()
+		if plainReference(full) {
+			accepted++
+			if !slow(full) {
+				t.Fatalf("%q: plain, but not for the regular expressions", full)
+			}
+		}
+	}
+	if accepted < 1000 {
+		t.Errorf("only %d random references taken: the test exercises little", accepted)
+	}
+	long := "quay.io/" + strings.Repeat("a", 248)
+	if plainReference(long) || plainReference(long+":tag") {
+		t.Errorf("a name of %d bytes taken", len(long))
+	}
+}
