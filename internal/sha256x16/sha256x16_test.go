@@ -17,6 +17,17 @@ func randomBytes(r *rand.Rand, n int) []byte {
 	return b
 }
 
+// randomStates is two random SHA-256 chaining states, as block2 and
+// block2eq carry them.
+func randomStates(r *rand.Rand) (s [2][8]uint32) {
+	for i := range s {
+		for j := range s[i] {
+			s[i][j] = r.Uint32()
+		}
+	}
+	return s
+}
+
 // TestBlock16MatchesGeneric compares the assembly with the Go reference
 // on random states and blocks.
 func TestBlock16MatchesGeneric(t *testing.T) {
@@ -57,13 +68,8 @@ func TestBlock2MatchesGeneric(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for n := 1; n <= 6; n++ {
 		for range 50 {
-			var want, got [2][8]uint32
-			for i := range want {
-				for j := range want[i] {
-					want[i][j] = r.Uint32()
-				}
-			}
-			got = want
+			want := randomStates(r)
+			got := want
 			b0, b1 := randomBytes(r, 64*n), randomBytes(r, 64*n)
 			block2Generic(&want, unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), n)
 			block2(&got, unsafe.Pointer(&b0[0]), unsafe.Pointer(&b1[0]), n)
@@ -186,13 +192,8 @@ func TestBlock2EqMatchesGeneric(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for n := 1; n <= 6; n++ {
 		for k := range 200 {
-			var want, got [2][8]uint32
-			for i := range want {
-				for j := range want[i] {
-					want[i][j] = r.Uint32()
-				}
-			}
-			got = want
+			want := randomStates(r)
+			got := want
 			b0, b1 := randomBytes(r, 64*n), randomBytes(r, 64*n)
 			q0, q1 := bytes.Clone(b0), bytes.Clone(b1)
 			switch k % 4 {
