@@ -30,8 +30,8 @@ type Comparer interface {
 	// ok is false, and nothing is read, when the previous generation has
 	// no regular file of that name and size.
 	OpenPreviousSized(ctx context.Context, name string, size int64, buf []byte) (f *PreviousFile, ok bool, err error)
-	// PutNew is Put without carrying over: the file is written with data.
-	PutNew(ctx context.Context, name string, data []byte) error
+	// PutNew writes a file that does not match the previous one.
+	NewPutter
 }
 
 // PreviousFile is a file of the previous generation, open and read.
@@ -88,14 +88,6 @@ func (d *treeFiles) OpenPreviousSized(ctx context.Context, name string, size int
 		return nil, false, nil
 	}
 	return &PreviousFile{Data: data, open: open}, true, nil
-}
-
-func (d *treeFiles) PutNew(ctx context.Context, name string, data []byte) error {
-	dir, base, err := d.dir(ctx, name)
-	if err != nil {
-		return err
-	}
-	return d.create(dir, base, data)
 }
 
 func (d *treeFiles) PreviousDir() string {

@@ -13,4 +13,10 @@ type NewPutter interface {
 	PutNew(ctx context.Context, name string, data []byte) error
 }
 
-// treeFiles' PutNew is in carry.go (Comparer has it too).
+func (d *treeFiles) PutNew(ctx context.Context, name string, data []byte) error {
+	dir, base, err := d.dir(ctx, name)
+	if err != nil {
+		return err
+	}
+	return d.create(dir, base, data)
+}
