@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/atomicfile"
 )
 
 // Bounds of a FileCache. An entry's modification time is when a load last
@@ -49,7 +51,7 @@ func (c *FileCache) maybePrune(now time.Time) {
 		return
 	}
 	marker := filepath.Join(c.Dir, decodedFormat, pruneMarker)
-	if st, err := os.Stat(marker); err == nil {
+	if st, err := os.Lstat(marker); err == nil && st.Mode().IsRegular() {
 		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {
 			return
 		}
@@ -57,7 +59,10 @@ func (c *FileCache) maybePrune(now time.Time) {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
 		return
 	}
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	// Renamed into place rather than written: a symbolic link planted as
+	// the marker is replaced, never written through (os.WriteFile would
+	// truncate the file it points to, outside the cache).
+	if err := atomicfile.Write(marker, pruneMarker+".tmp-*", nil); err != nil {
 		return
 	}
 	if err := os.Chtimes(marker, time.Time{}, now); err != nil {
