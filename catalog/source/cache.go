@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
@@ -30,7 +32,24 @@ const cacheFormat = "v1"
 // digest names immutable content, so an entry never goes stale. Entries are
 // built in a temporary directory beside them and renamed into place, so
 // concurrent runs and a killed run leave either no entry or a whole one.
-type cache struct{ Dir string }
+//
+// The cache is bounded (cache_prune.go): entry.json's modification time
+// is when a run last used the entry (put writes it, a get sets it when
+// more than refreshAfter old), and a load at most once every pruneEvery
+// removes the entries not used for Retention, then the least recently
+// used beyond MaxBytes, and the temporary directories of killed runs.
+type cache struct {
+	Dir string
+	// Retention is how long an entry no run used is kept
+	// (DefaultCacheRetention when 0).
+	Retention time.Duration
+	// MaxBytes caps the entries' total size (their catalogs' bytes, as
+	// entry.json records them): beyond it the least recently used are
+	// removed (DefaultCacheMaxBytes when 0).
+	MaxBytes int64
+	// Logger, if set, says what pruning removed or kept over the budget.
+	Logger *slog.Logger
+}
 
 // cacheEntry is entry.json.
 type cacheEntry struct {
@@ -52,10 +71,21 @@ func (c cache) path(h v1.Hash) string {
 
 // get returns the entry for h and the directory of its catalog. An entry
 // that does not read back whole (its files counted and sized as recorded)
-// is a miss.
+// is a miss, and so is one that is a symbolic link (the cache never
+// makes one; put replaces it, never following it), or one another run's
+// pruning renamed away meanwhile (its entry.json or files are gone).
+//
+// An entry used for the first time in refreshAfter gets the time of this
+// use, before its files are counted, so that a pruning listing it after
+// that keeps it; a cache that cannot be written costs only the entry's
+// removal later.
 func (c cache) get(h v1.Hash) (cacheEntry, string, bool) {
 	dir := c.path(h)
-	data, err := os.ReadFile(filepath.Join(dir, entryFile))
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return cacheEntry{}, "", false
+	}
+	entry := filepath.Join(dir, entryFile)
+	data, err := os.ReadFile(entry)
 	if err != nil {
 		return cacheEntry{}, "", false
 	}
@@ -63,12 +93,24 @@ func (c cache) get(h v1.Hash) (cacheEntry, string, bool) {
 	if json.Unmarshal(data, &e) != nil || e.Digest != h.String() {
 		return cacheEntry{}, "", false
 	}
+	if st, err := os.Lstat(entry); err == nil {
+		if now := time.Now(); now.Sub(st.ModTime()) > refreshAfter || st.ModTime().After(now.Add(refreshAfter)) {
+			os.Chtimes(entry, time.Time{}, now) // the access time is left as it is
+		}
+	}
 	root := filepath.Join(dir, configsDir)
 	files, size, err := countFiles(root)
 	if err != nil || files != e.Files || size != e.Bytes {
 		return cacheEntry{}, "", false
 	}
 	return e, root, true
+}
+
+// gone reports whether the entry for h is gone: its entry.json is not
+// there (removed, or renamed away with its entry by a pruning).
+func (c cache) gone(h v1.Hash) bool {
+	_, err := os.Lstat(filepath.Join(c.path(h), entryFile))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // put builds the entry for h with fill, which writes the catalog's files

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -36,7 +37,9 @@ const (
 // manifest digest of its image: loading the same digest again fetches the
 // manifest (and the index) only; the blobs of its files are kept there too
 // by the digest of each file's bytes (declcfg.FileCache), so that the next
-// image of the catalog decodes only the files that changed.
+// image of the catalog decodes only the files that changed. Both are
+// bounded: a load prunes at most hourly what no run used for a week, then
+// the least recently used beyond a byte budget (cache_prune.go).
 type Image struct {
 	Ref      string
 	Client   *registry.Client
@@ -99,36 +102,74 @@ func (s *Image) Load(ctx context.Context) (*declcfg.DeclarativeConfig, Info, err
 		return fail(err)
 	}
 
-	var dir string
-	if s.CacheDir != "" {
-		c := cache{Dir: s.CacheDir}
-		e, d, ok := c.get(digest)
-		if ok {
-			info.Cached = true
-		} else if e, d, err = c.put(digest, func(dest string) (cacheEntry, error) { return s.extract(ctx, img, digest, dest, &info) }); err != nil {
-			return fail(err)
-		}
-		dir, info.ConfigsDir = d, e.ConfigsDir
-		if info.Platform == "" {
-			info.Platform = e.Platform
-		}
-	} else {
-		tmp, err := os.MkdirTemp("", "upgraph-catalog-")
+	read := func(dir string) (*declcfg.DeclarativeConfig, error) {
+		s.logger().Debug("catalog image read", "reference", s.Ref, "digest", info.Digest, "platform", info.Platform, "cached", info.Cached)
+		cfg, err := declcfg.LoadWith(ctx, os.DirFS(dir), ".", declcfg.Options{Cache: decodedCache(s.CacheDir)})
 		if err != nil {
+			return nil, fmt.Errorf("%s of %s: %w", info.ConfigsDir, info.Digest, err)
+		}
+		return cfg, nil
+	}
+	var cfg *declcfg.DeclarativeConfig
+	if s.CacheDir != "" {
+		c := cache{Dir: s.CacheDir, Logger: s.logger()}
+		// Once the catalog is read (or failed), at most hourly: this
+		// load's entry is kept whatever the budget.
+		defer func() { c.maybePrune(time.Now(), digest.Hex) }()
+		cfg, err = s.readCached(ctx, c, img, digest, &info, read)
+	} else {
+		var tmp string
+		if tmp, err = os.MkdirTemp("", "upgraph-catalog-"); err != nil {
 			return fail(err)
 		}
 		defer os.RemoveAll(tmp)
-		dir = filepath.Join(tmp, configsDir)
+		dir := filepath.Join(tmp, configsDir)
 		if _, err := s.extract(ctx, img, digest, dir, &info); err != nil {
 			return fail(err)
 		}
+		cfg, err = read(dir)
 	}
-	s.logger().Debug("catalog image read", "reference", s.Ref, "digest", info.Digest, "platform", info.Platform, "cached", info.Cached)
-	cfg, err := declcfg.LoadWith(ctx, os.DirFS(dir), ".", declcfg.Options{Cache: decodedCache(s.CacheDir)})
 	if err != nil {
-		return fail(fmt.Errorf("%s of %s: %w", info.ConfigsDir, info.Digest, err))
+		return fail(err)
 	}
 	return cfg, info, nil
+}
+
+// readCached reads the catalog of img, whose manifest digest is digest,
+// from its entry in c, extracting it there first on a miss. Should read
+// fail on an entry that is gone meanwhile (another run's pruning renamed
+// it away as this load began to read it: possible only for an entry no
+// run used for two hours, whose time this load's get was setting), the
+// image is extracted again and read once more, so that a run never fails
+// for another's pruning.
+func (s *Image) readCached(ctx context.Context, c cache, img v1.Image, digest v1.Hash, info *Info, read func(dir string) (*declcfg.DeclarativeConfig, error)) (*declcfg.DeclarativeConfig, error) {
+	fill := func(dest string) (cacheEntry, error) { return s.extract(ctx, img, digest, dest, info) }
+	use := func(e cacheEntry, dir string) (*declcfg.DeclarativeConfig, error) {
+		info.ConfigsDir = e.ConfigsDir
+		if info.Platform == "" {
+			info.Platform = e.Platform
+		}
+		return read(dir)
+	}
+	e, dir, ok := c.get(digest)
+	if !ok {
+		var err error
+		if e, dir, err = c.put(digest, fill); err != nil {
+			return nil, err
+		}
+		return use(e, dir)
+	}
+	info.Cached = true
+	cfg, err := use(e, dir)
+	if err == nil || !c.gone(digest) {
+		return cfg, err
+	}
+	s.logger().Info("catalog cache entry removed by another run's pruning while read: extracting the image again", "digest", digest.String(), "dir", dir, "err", err)
+	info.Cached = false
+	if e, dir, err = c.put(digest, fill); err != nil {
+		return nil, err
+	}
+	return use(e, dir)
 }
 
 // choose returns the image the descriptor names, or the one of its index

@@ -89,9 +89,10 @@ func TestImage(t *testing.T) {
 	if got := cfg.Metas[3].Pos; got.File != "b/catalog.json" || got.Line != 1 {
 		t.Errorf("position of b = %+v, want relative to /configs", got)
 	}
-	// Only the catalog's files were kept: no binary, no opm cache.
+	// Only the catalog's files were kept: no binary, no opm cache; the
+	// load pruned the cache (its marker).
 	hex := strings.TrimPrefix(digest, "sha256:")
-	wantFiles := []string{"v1/sha256/" + hex + "/configs/a/catalog.yaml", "v1/sha256/" + hex + "/configs/b/catalog.json", "v1/sha256/" + hex + "/entry.json"}
+	wantFiles := []string{"v1/.last-pruned", "v1/sha256/" + hex + "/configs/a/catalog.yaml", "v1/sha256/" + hex + "/configs/b/catalog.json", "v1/sha256/" + hex + "/entry.json"}
 	got := slices.DeleteFunc(treeFiles(t, cacheDir), func(p string) bool { return !strings.HasPrefix(p, "v1/") }) // the decoded files aside
 	if !slices.Equal(got, wantFiles) {
 		t.Errorf("cache holds %q, want %q", got, wantFiles)
