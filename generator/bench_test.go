@@ -296,7 +296,8 @@ func BenchmarkIncremental(b *testing.B) {
 		pprof.Do(context.Background(), pprof.Labels("run", label), func(ctx context.Context) {
 			// As upgraph generate does: the output is begun (locked, its
 			// spare and index.json read) while the graph is built.
-			started := generator.Start(ctx, writer.DirStore{Dir: out, Trace: trace}, log)
+			started := generator.Start(ctx, writer.DirStore{Dir: out, Trace: trace},
+				generator.StartOptions{Full: full, Precompress: precompressed, Logger: log})
 			defer started.Abort()
 			built, err := generator.Build(ctx, &source.MetadataDir{Dir: "synthesised", FS: r}, g,
 				generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: log})

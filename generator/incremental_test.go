@@ -289,7 +289,7 @@ func TestIncrementalMatchesFull(t *testing.T) {
 				render := func(store writer.Store, full bool, stats *generator.Stats) error {
 					// Begun while the graph is built, as generate does; a
 					// refused build aborts it (the spare kept).
-					started := generator.Start(t.Context(), store, nil)
+					started := generator.Start(t.Context(), store, generator.StartOptions{Full: full, Precompress: precompressed})
 					defer started.Abort()
 					b, err := generator.Build(t.Context(), &gensource.MetadataDir{Dir: "rel", FS: rel}, gd,
 						generator.BuildOptions{GraphData: graphdata.DefaultOptions()})

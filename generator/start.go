@@ -12,13 +12,16 @@ import (
 
 // Started is a generation begun in its store ahead of its graph (Start):
 // the store's Begin (for a writer.DirStore: the lock, the spare renamed
-// and read) and the reading of the previous generation's index.json run
-// in the background while the caller builds, which at real scale takes
-// most of a regeneration's fixed cost off the wall clock. None of it
-// depends on the graph. Render, given it in RenderOptions.Started,
+// and read) and the reading of the previous generation's index.json
+// (when the run needs it, StartOptions) run in the background while the
+// caller builds, which at real scale takes most of a regeneration's
+// fixed cost off the wall clock. None of it depends on the graph. Render, given it in RenderOptions.Started,
 // commits or aborts it; a caller that does not reach Render (the build
 // failed) calls Abort.
 type Started struct {
+	// read says the previous generation's index.json is read (into
+	// previous, nil when there is none), as StartOptions asked.
+	read bool
 	done chan struct{}
 	// Set by the time done is closed.
 	staging  writer.Staging
@@ -29,37 +32,59 @@ type Started struct {
 	used bool // taken by Render, or aborted
 }
 
+// StartOptions are what Start needs to know of the generation to come.
+type StartOptions struct {
+	// Full and Precompress are the RenderOptions the generation will be
+	// rendered with: a full run without gzip copies compares every file
+	// with the previous one and has no use for the previous index.json
+	// (5.6 MB at real scale), which is then not read. Render reads it
+	// after all if its options need it (they differ from these).
+	Full, Precompress bool
+	// Logger receives why a previous generation could not be read.
+	Logger *slog.Logger
+}
+
 // Start begins a generation in store in the background and returns at
 // once; its errors (an output that is not a generation, another run
 // holding the lock) are returned by Render. ctx bounds the background
-// work; log receives why a previous generation could not be read.
-func Start(ctx context.Context, store writer.Store, log *slog.Logger) *Started {
+// work.
+func Start(ctx context.Context, store writer.Store, opts StartOptions) *Started {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Started{done: make(chan struct{})}
+	s := &Started{done: make(chan struct{}), read: needsPrevious(opts.Full, opts.Precompress)}
 	go func() {
 		defer close(s.done)
-		if s.staging, s.err = store.Begin(ctx); s.err == nil {
+		if s.staging, s.err = store.Begin(ctx); s.err == nil && s.read {
 			s.previous = readPrevious(ctx, s.staging, log)
 		}
 	}()
 	return s
 }
 
+// needsPrevious says whether a generation rendered with these options
+// reads the previous generation's index.json: the incremental run takes
+// graphs over on its word and the gzip copies are carried over by it; a
+// full run without copies compares every file and reads none of it.
+func needsPrevious(full, precompress bool) bool {
+	return !full || precompress
+}
+
 // take waits for the background work and hands the staging over to
-// Render, once: it returns the staging (nil with the error of Begin)
-// and the previous generation's manifest (nil when there is none to
-// read), or ok false when the generation was already taken or aborted.
-func (s *Started) take() (staging writer.Staging, previous *manifest.Manifest, ok bool, err error) {
+// Render, once: it returns the staging (nil with the error of Begin),
+// the previous generation's manifest (nil when there is none to read)
+// and whether it was read (StartOptions), or ok false when the
+// generation was already taken or aborted.
+func (s *Started) take() (staging writer.Staging, previous *manifest.Manifest, read, ok bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.used {
-		return nil, nil, false, nil
+		return nil, nil, false, false, nil
 	}
 	s.used = true
 	<-s.done
-	return s.staging, s.previous, true, s.err
+	return s.staging, s.previous, s.read, true, s.err
 }
 
 // Abort discards the generation unless Render took it: it waits for the
@@ -70,7 +95,7 @@ func (s *Started) Abort() {
 	if s == nil {
 		return
 	}
-	staging, _, ok, err := s.take()
+	staging, _, _, ok, err := s.take()
 	if ok && err == nil {
 		_ = staging.Abort()
 	}
@@ -78,25 +103,28 @@ func (s *Started) Abort() {
 
 // begin returns the staging Render writes the generation into, and the
 // manifest of the generation it replaces (nil when there is none to
-// read): those of opts.Started, or begun now in opts.Store.
+// read, or when opts do not need it): those of opts.Started, or begun
+// now in opts.Store.
 func begin(ctx context.Context, opts RenderOptions, log *slog.Logger) (writer.Staging, *manifest.Manifest, error) {
+	need := needsPrevious(opts.Full, opts.Precompress)
 	if opts.Started == nil {
 		staging, err := opts.Store.Begin(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		// The previous index.json (5.6 MB at real scale, parsed before
-		// any rendering starts) serves the incremental run and the
-		// copies; a full run without copies compares every file and
-		// reads none of it.
-		if opts.Full && !opts.Precompress {
+		if !need {
 			return staging, nil, nil
 		}
 		return staging, readPrevious(ctx, staging, log), nil
 	}
-	staging, previous, ok, err := opts.Started.take()
-	if !ok {
+	staging, previous, read, ok, err := opts.Started.take()
+	switch {
+	case !ok:
 		return nil, nil, errors.New("output: the generation started was already rendered or aborted")
+	case err != nil:
+		return nil, nil, err
+	case need && !read: // Start was told otherwise
+		previous = readPrevious(ctx, staging, log)
 	}
-	return staging, previous, err
+	return staging, previous, nil
 }

@@ -292,7 +292,7 @@ func (r *Service) generate(ctx context.Context, in serviceInputs, g *graph.Graph
 	out := r.cfg.TreeDir()
 	// The tree is begun (locked, its spare and index.json read) while
 	// the graph is built; a refresh that stops before Render aborts it.
-	started := generator.Start(ctx, writer.DirStore{Dir: out, NoSpare: r.cfg.NoSpare}, r.log)
+	started := generator.Start(ctx, writer.DirStore{Dir: out, NoSpare: r.cfg.NoSpare}, generator.StartOptions{Precompress: true, Logger: r.log})
 	defer started.Abort()
 	built, err := generator.Build(ctx, graphSource{g: g, name: "registry:" + r.cfg.Releases}, gdfs,
 		generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: r.log})

@@ -106,7 +106,8 @@ func runGenerate(c *cli.Context) error {
 	start := time.Now()
 	// The output is begun (locked, its spare and index.json read) while
 	// the inputs are read; a run that stops before Render aborts it.
-	started := generator.Start(c.Context, writer.DirStore{Dir: out, Trace: phaseTrace(log), NoSpare: c.Bool("no-spare")}, log)
+	started := generator.Start(c.Context, writer.DirStore{Dir: out, Trace: phaseTrace(log), NoSpare: c.Bool("no-spare")},
+		generator.StartOptions{Full: c.Bool("full"), Precompress: !c.Bool("no-precompress"), Logger: log})
 	defer started.Abort()
 	// Catalogs first: a catalog that fails validation fails the run
 	// before releases are scraped.

@@ -3,6 +3,7 @@ package airgap
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -330,5 +331,89 @@ func bundleFiles(t *testing.T, path string) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// TestMirrorOutputBegun: a tree output, begun while the source is read
+// (generator.Start), is the tree of the bundle (rendered without it)
+// on a first run, on one replacing it and on one over its spare; a run
+// refused after the output was begun, by the shrink guard (Check) or by
+// its source, leaves the tree as it was, its spare (the same directory,
+// renamed back) and no lock or staging beside it.
+func TestMirrorOutputBegun(t *testing.T) {
+	base := t.TempDir()
+	src, out := demoTree(t), filepath.Join(base, "out")
+	ref := filepath.Join(t.TempDir(), "ref.tar.gz")
+	if _, err := Mirror(t.Context(), Options{From: src, Bundle: ref, Payloads: rewrite}); err != nil {
+		t.Fatal(err)
+	}
+	want := bundleFiles(t, ref)
+	var first map[string][]byte
+	for run := range 3 {
+		if _, err := Mirror(t.Context(), Options{From: src, Out: out, Payloads: rewrite}); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if got := fileList(t, out); !slices.Equal(got, want) {
+			t.Fatalf("run %d: files %v, want the bundle's %v", run, got, want)
+		}
+		if _, err := bundle.Verify(t.Context(), out, bundle.Limits{}); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if got := treeBytes(t, out); first == nil {
+			first = got
+		} else if !maps.EqualFunc(got, first, bytes.Equal) {
+			t.Fatalf("run %d: the tree differs from the first run's", run)
+		}
+	}
+	spare, err := os.Stat(writer.SpareName(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused by the guard")
+	for name, tc := range map[string]struct {
+		opts Options
+		want string
+	}{
+		"guard":  {Options{From: src, Out: out, Payloads: rewrite, Check: func(*manifest.Manifest) error { return refused }}, refused.Error()},
+		"source": {Options{From: filepath.Join(base, "none"), Out: out}, "no such file"},
+	} {
+		if _, err := Mirror(t.Context(), tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: error %v, want one containing %q", name, err, tc.want)
+		}
+		if !maps.EqualFunc(treeBytes(t, out), first, bytes.Equal) {
+			t.Errorf("%s: the tree changed", name)
+		}
+		if st, err := os.Stat(writer.SpareName(out)); err != nil || !os.SameFile(st, spare) {
+			t.Errorf("%s: the spare is not the one kept before (%v)", name, err)
+		}
+		entries, err := os.ReadDir(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var beside []string
+		for _, e := range entries {
+			beside = append(beside, e.Name())
+		}
+		if want := []string{".out.upgraph-spare", "out"}; !slices.Equal(beside, want) {
+			t.Errorf("%s: %v beside the tree, want %v", name, beside, want)
+		}
+	}
+	// The lock was released.
+	if _, err := Mirror(t.Context(), Options{From: src, Out: out, Payloads: rewrite}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// treeBytes is every regular file under dir by slash-separated name.
+func treeBytes(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, name := range fileList(t, dir) {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = data
+	}
 	return out
 }
