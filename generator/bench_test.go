@@ -60,7 +60,9 @@ func BenchmarkReleases(b *testing.B) {
 // synthesised releases: build, render every channel × arch graph and every
 // per-version graph, write them and index.json, and commit the tree. The
 // output goes to BENCH_OUT_DIR when set (e.g. a disk rather than tmpfs).
-// "replace" regenerates one tree with Full (upgraph generate --full),
+// The output is begun while the graph is built (generator.Start), as
+// upgraph generate does (until 2026-11-28's session 37 it was begun by
+// Render, after the build). "replace" regenerates one tree with Full (upgraph generate --full),
 // rendering every graph (the tree replaced is made before the timer
 // starts; BenchmarkIncremental measures the incremental regeneration):
 // files equal to the replaced tree's are linked from it (or kept, when the
@@ -85,12 +87,17 @@ func BenchmarkGenerate(b *testing.B) {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	generate := func(b *testing.B, out string, gz bool) *manifest.Manifest {
+		// The output is begun during the build, as upgraph generate
+		// begins it (generator.Start).
+		started := generator.Start(context.Background(), writer.DirStore{Dir: out},
+			generator.StartOptions{Full: true, Precompress: gz, Logger: log})
+		defer started.Abort()
 		built, err := generator.Build(context.Background(), src, gd, generator.BuildOptions{GraphData: graphdata.DefaultOptions(), Logger: log})
 		if err != nil {
 			b.Fatal(err)
 		}
 		m, err := generator.Render(context.Background(), built, generator.RenderOptions{
-			Store: writer.DirStore{Dir: out}, GeneratedAt: time.Unix(0, 0), Precompress: gz,
+			Started: started, GeneratedAt: time.Unix(0, 0), Precompress: gz,
 			Logger: log, Full: true,
 		})
 		if err != nil {
