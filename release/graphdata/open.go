@@ -101,10 +101,14 @@ func readTar(tr *tar.Reader, keep func(name string) bool) (fs.FS, error) {
 	if !found {
 		return nil, fmt.Errorf("no graph-data \"version\" file in the archive")
 	}
-	if root == "." {
-		return files, nil
+	a, err := newArchiveFS(files)
+	if err != nil {
+		return nil, err
 	}
-	return fs.Sub(files, root)
+	if root == "." {
+		return a, nil
+	}
+	return fs.Sub(a, root)
 }
 
 // findRoot picks the directory holding the graph-data "version" file:

@@ -136,6 +136,7 @@ func TestReadArchiveRejects(t *testing.T) {
 	}{
 		{"../ escape", append(slices.Clone(sample), entry{name: "../evil.yaml", typ: tar.TypeReg, body: "x"}), "escapes"},
 		{"nested ../ escape", append(slices.Clone(sample), entry{name: "channels/../../evil.yaml", typ: tar.TypeReg, body: "x"}), "escapes"},
+		{"a file below a file", append(slices.Clone(sample), entry{name: "LICENSE/evil.yaml", typ: tar.TypeReg, body: "x"}), `tar entry "LICENSE/evil.yaml" lies below "LICENSE", a file`},
 		{"no version file", prefixed("repo/", slices.DeleteFunc(slices.Clone(sample), func(e entry) bool {
 			return strings.HasSuffix(e.name, "version")
 		})), "version"},
