@@ -253,12 +253,14 @@ func (r *reader) entry(tr *tar.Reader, hdr *tar.Header) error {
 }
 
 // skip charges an entry's content, which tar reads through to the next
-// header, so that a bad entry cannot make the reader inflate without end.
+// header, so that a bad entry cannot make the reader inflate without end:
+// that of every type tar gives content, unknown ones included.
 func (r *reader) skip(hdr *tar.Header) error {
-	if hdr.Typeflag == tar.TypeReg {
-		return r.charge(hdr.Size)
+	switch hdr.Typeflag {
+	case tar.TypeLink, tar.TypeSymlink, tar.TypeChar, tar.TypeBlock, tar.TypeDir, tar.TypeFifo:
+		return nil // header only: tar reads no content
 	}
-	return nil
+	return r.charge(hdr.Size)
 }
 
 func (r *reader) charge(n int64) error {

@@ -216,6 +216,15 @@ func TestVerifyBundle(t *testing.T) {
 		entries: edit(func(es []entry) []entry { return es }),
 		lim:     Limits{MaxBytes: 1000},
 		want:    map[string]string{"bundle.tar.gz": "exceeds the limit"},
+	}, {
+		// tar reads an unknown type's content through, as a regular
+		// file's: it is charged as one.
+		name: "content of an entry of unknown type over the limit",
+		entries: edit(func(es []entry) []entry {
+			return append(es, entry{Header: tar.Header{Name: "graph/extra", Typeflag: 'Z', Size: 1 << 20, Mode: 0o644}, Data: make([]byte, 1<<20)})
+		}),
+		lim:  Limits{MaxBytes: contentBytes(entries) + 1<<19},
+		want: map[string]string{"graph/extra": "not listed in index.json", "bundle.tar.gz": "content exceeds the limit of"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,6 +249,17 @@ func TestVerifyBundle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// contentBytes is the content of the regular entries of a bundle.
+func contentBytes(es []entry) int64 {
+	var n int64
+	for _, e := range es {
+		if e.Header.Typeflag == tar.TypeReg {
+			n += int64(len(e.Data))
+		}
+	}
+	return n
 }
 
 // TestVerifyChecksum checks that a bundle changed after it was written
