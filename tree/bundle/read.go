@@ -124,6 +124,10 @@ func (r *reader) read(in io.Reader) (*manifest.Manifest, error) {
 		if err == io.EOF {
 			break
 		}
+		if err == nil && entries-1-len(r.m.Files) >= r.lim.MaxExtraEntries {
+			r.ps.add(r.bundle, "more than %d entries beyond index.json and the %d files it lists: not read further", r.lim.MaxExtraEntries, len(r.m.Files))
+			return r.m, nil
+		}
 		if err == nil {
 			err = r.entry(tr, hdr)
 		}

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -225,6 +226,19 @@ func TestVerifyBundle(t *testing.T) {
 		}),
 		lim:  Limits{MaxBytes: contentBytes(entries) + 1<<19},
 		want: map[string]string{"graph/extra": "not listed in index.json", "bundle.tar.gz": "content exceeds the limit of"},
+	}, {
+		name: "entries beyond the limit",
+		entries: edit(func(es []entry) []entry {
+			for i := range 5 {
+				es = append(es, entry{Header: tar.Header{Name: fmt.Sprintf("graph/extra-%d/", i), Typeflag: tar.TypeDir, Mode: 0o755}})
+			}
+			return es
+		}),
+		lim: Limits{MaxExtraEntries: 3},
+		want: map[string]string{
+			"graph/extra-0/": "not a valid file name", "graph/extra-1/": "not a valid file name", "graph/extra-2/": "not a valid file name",
+			"bundle.tar.gz": "more than 3 entries beyond index.json and the 89 files it lists: not read further",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
