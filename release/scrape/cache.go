@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/upgraph/upgraph/internal/atomicfile"
@@ -35,8 +36,14 @@ const cacheFormat = "v1"
 
 // DirCache keeps one small JSON file per digest under Dir/v1/<algorithm>/.
 // Writes go through a temporary file and a rename, so concurrent runs and
-// a killed run leave either no entry or a whole one.
-type DirCache struct{ Dir string }
+// a killed run leave either no entry or a whole one. Entries no run has
+// read for Retention, and the least recently used beyond MaxBytes, are
+// removed when a run writes one (at most hourly, see cache_prune.go).
+type DirCache struct {
+	Dir       string
+	Retention time.Duration // 0: DefaultRetention
+	MaxBytes  int64         // 0: DefaultMaxBytes
+}
 
 // DefaultCacheDir is under the user's cache directory.
 func DefaultCacheDir() (string, error) {
@@ -53,7 +60,8 @@ func (c DirCache) path(h v1.Hash) string {
 
 // Get returns the entry for digest; an unreadable entry is a miss.
 func (c DirCache) Get(h v1.Hash) (Entry, bool) {
-	data, err := os.ReadFile(c.path(h))
+	p := c.path(h)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return Entry{}, false
 	}
@@ -66,6 +74,7 @@ func (c DirCache) Get(h v1.Hash) (Entry, bool) {
 			return Entry{}, false
 		}
 	}
+	touch(p, time.Now())
 	return e, true
 }
 
@@ -82,6 +91,7 @@ func (c DirCache) Put(e Entry) error {
 	if err := atomicfile.Write(p, "."+h.Hex+".*", mustJSON(e)); err != nil {
 		return fmt.Errorf("scrape cache: %w", err)
 	}
+	c.maybePrune(time.Now())
 	return nil
 }
 
