@@ -102,3 +102,47 @@ func wantFiles(t *testing.T, want map[string]bool) {
 		}
 	}
 }
+
+// TestMemoryCacheBounded: entries no Get or Put used for memoryRetention
+// are dropped from memory (still on disk), and an entry answered from
+// memory is touched on disk daily, so that pruning the disk cache keeps
+// what a long-running process uses.
+func TestMemoryCacheBounded(t *testing.T) {
+	disk := DirCache{Dir: t.TempDir()}
+	c := &MemoryCache{Inner: disk}
+	now := time.Now()
+	h := func(i int) v1.Hash { return v1.Hash{Algorithm: "sha256", Hex: fmt.Sprintf("%064x", i)} }
+	for i := range 3 {
+		if err := c.Put(Entry{Digest: h(i).String(), Reason: "not a release"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry := func(i int) *memoryEntry {
+		v, ok := c.entries.Load(h(i).String())
+		if !ok {
+			t.Fatalf("entry %d not in memory", i)
+		}
+		return v.(*memoryEntry)
+	}
+	entry(0).used.Store(now.Add(-8 * 24 * time.Hour).UnixNano())
+	entry(1).used.Store(now.Add(-6 * 24 * time.Hour).UnixNano())
+	entry(2).touched.Store(now.Add(-25 * time.Hour).UnixNano())
+	setAge(t, disk.path(h(2)), now, 40*24*time.Hour)
+	c.swept = now.Add(-2 * time.Hour)
+	if _, ok := c.Get(h(2)); !ok {
+		t.Fatal("entry 2 not found")
+	}
+	if n := c.len(); n != 2 {
+		t.Errorf("%d entries in memory after a sweep, want 2 (entry 0 unused for 8 days dropped)", n)
+	}
+	if _, ok := c.entries.Load(h(0).String()); ok {
+		t.Error("entry 0, unused for 8 days, still in memory")
+	}
+	if st, err := os.Stat(disk.path(h(2))); err != nil || now.Sub(st.ModTime()) > time.Hour {
+		t.Errorf("entry 2 answered from memory not touched on disk: %v, %v", st.ModTime(), err)
+	}
+	// Dropped from memory, not from disk: read again from there.
+	if _, ok := c.Get(h(0)); !ok || c.len() != 3 {
+		t.Errorf("entry 0 not read back from disk: %v, %d in memory", ok, c.len())
+	}
+}
