@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/release/graph"
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -97,7 +97,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	}
 	runErr := parallel.Run(ctx, workers, (len(names)+run-1)/run, func(_ context.Context, w, c int) error {
 		for i := c * run; i < min(len(names), (c+1)*run); i++ {
-			data, err := readDocument(fsys, names[i], types[i], filepath.Join(s.Dir, names[i]))
+			data, err := regularfile.Read(fsys, names[i], filepath.Join(s.Dir, names[i]), types[i].IsRegular(), MaxDocumentBytes)
 			if err != nil {
 				errs[i] = fmt.Errorf("release source: %w", err)
 			} else {
@@ -259,45 +259,3 @@ func fieldLine(data []byte, field string) int {
 // source: a document lists a release and its predecessors, a few KB even
 // at real scale, and a file of gigabytes must be refused, not read.
 const MaxDocumentBytes = 16 << 20
-
-// readDocument reads name of fsys, of type typ as the directory listing
-// gives it, shown as file, refusing what is not a regular file (a pipe
-// or a device would block or never end) or is larger than
-// MaxDocumentBytes. Symbolic links to documents are followed; a regular
-// file costs no more system calls than fs.ReadFile.
-func readDocument(fsys fs.FS, name string, typ fs.FileMode, file string) ([]byte, error) {
-	if !typ.IsRegular() {
-		st, err := fs.Stat(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file (%s)", file, st.Mode().Type())
-		}
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if !st.Mode().IsRegular() { // replaced since the listing
-		return nil, fmt.Errorf("%s: not a regular file (%s)", file, st.Mode().Type())
-	}
-	if st.Size() > MaxDocumentBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a release-metadata document may have", file, st.Size(), MaxDocumentBytes)
-	}
-	var buf bytes.Buffer
-	buf.Grow(int(st.Size()) + bytes.MinRead) // one read, as fs.ReadFile
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxDocumentBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	data := buf.Bytes()
-	if len(data) > MaxDocumentBytes {
-		return nil, fmt.Errorf("%s: more than the %d bytes a release-metadata document may have", file, MaxDocumentBytes)
-	}
-	return data, nil
-}

@@ -239,7 +239,7 @@ func TestMetadataDir(t *testing.T) {
 	}{
 		"a pipe":      {&fstest.MapFile{Mode: fs.ModeNamedPipe}, "releases/x.json: not a regular file (p---------)"},
 		"a device":    {&fstest.MapFile{Mode: fs.ModeDevice | fs.ModeCharDevice}, "releases/x.json: not a regular file (Dc---------)"},
-		"a huge file": {&fstest.MapFile{Data: make([]byte, MaxDocumentBytes+1)}, fmt.Sprintf("releases/x.json: %d bytes, more than the %d a release-metadata document may have", MaxDocumentBytes+1, MaxDocumentBytes)},
+		"a huge file": {&fstest.MapFile{Data: make([]byte, MaxDocumentBytes+1)}, fmt.Sprintf("releases/x.json: %d bytes, more than the %d it may have", MaxDocumentBytes+1, MaxDocumentBytes)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := maps.Clone(fsys)
