@@ -2,6 +2,7 @@ package scrape_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -77,5 +78,39 @@ func TestRemoteTags(t *testing.T) {
 				t.Fatalf("%d tags, %v; want an error containing %q", len(tags), err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestRemoteTagsPageBound: one page of the tag list larger than
+// registry.MaxTagListPage (go-containerregistry decodes it whole) is
+// refused naming the URL, not read until memory runs out.
+func TestRemoteTagsPageBound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/v2/" {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"name":"r","tags":["`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range registry.MaxTagListPage>>20 + 1 {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return // the client gave up
+			}
+		}
+		io.WriteString(w, `"]}`)
+	}))
+	t.Cleanup(srv.Close)
+	client, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := scrape.NewRemote(client, strings.TrimPrefix(srv.URL, "http://")+"/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = repo.Tags(t.Context())
+	want := fmt.Sprintf("/v2/r/tags/list?n=1000: more than %d bytes in one page of the tag list", registry.MaxTagListPage)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one containing %q", err, want)
 	}
 }
