@@ -13,6 +13,9 @@ import (
 	"testing/fstest"
 )
 
+// MaxFileBytes bounds one graph-data file, in a directory or an archive.
+const MaxFileBytes = maxArchiveFile
+
 // Limits on a graph-data archive; the real tree is under 10 MB.
 const (
 	maxArchiveFile  = 64 << 20
