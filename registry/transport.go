@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -97,7 +98,37 @@ func (t *retryTransport) once(req *http.Request) (*http.Response, context.Cancel
 	watchdog.Reset(t.opts.StallTimeout)
 	release := func() { watchdog.Stop(); cancel(nil) }
 	resp.Body = &watchedBody{ReadCloser: resp.Body, ctx: ctx, watchdog: watchdog, stall: t.opts.StallTimeout, release: release, stats: t.stats}
+	if strings.HasSuffix(req.URL.Path, "/tags/list") {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxTagListPage, url: req.URL.Redacted()}
+	}
 	return resp, release, nil
+}
+
+// MaxTagListPage bounds one page of a repository's tag list, which
+// go-containerregistry decodes whole from the body: about two million
+// tags, where registries page by the hundred or thousand.
+const MaxTagListPage = 64 << 20
+
+// boundedBody fails a read once more than left bytes have come.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+	url  string
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, fmt.Errorf("GET %s: more than %d bytes in one page of the tag list", b.url, MaxTagListPage)
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, fmt.Errorf("GET %s: more than %d bytes in one page of the tag list", b.url, MaxTagListPage)
+	}
+	return n, err
 }
 
 var errStalled = errors.New("stalled")

@@ -46,7 +46,10 @@ func releasesDigest(res *scrape.Result) string {
 
 // contentDigest is the digest of a directory's regular files (names and
 // bytes, in lexical order) or of one file: what a directory input is
-// compared by. Symbolic links are followed at the top only.
+// compared by. Symbolic links are followed at the top only. Files are
+// hashed as they are read, never held whole, and an input that is not a
+// regular file or a directory (a named pipe would block the refresh) is
+// refused naming it.
 func contentDigest(p string) (string, error) {
 	h := sha256.New()
 	st, err := os.Stat(p)
@@ -54,6 +57,9 @@ func contentDigest(p string) (string, error) {
 		return "", err
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s: not a regular file or a directory (%s)", p, st.Mode().Type())
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			return "", err
@@ -69,13 +75,20 @@ func contentDigest(p string) (string, error) {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
-		data, err := fs.ReadFile(root, name)
+		f, err := root.Open(name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
-		h.Write(data)
-		return nil
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		// The size the open file has, then its bytes: a file growing
+		// meanwhile gives another digest, as any change does.
+		fmt.Fprintf(h, "%s\x00%d\x00", name, info.Size())
+		_, err = io.Copy(h, io.LimitReader(f, info.Size()))
+		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", filepath.Clean(p), err)

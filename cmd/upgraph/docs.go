@@ -61,7 +61,7 @@ var docSections = []clidoc.Section{
 		"three quarters of that live, so larger inputs are collected as usual); a generation at real scale peaks at\n"+
 		"about 285 MB resident. `GOGC` or `GOMEMLIMIT` in the environment turn this off.", generator.HeapBudget>>20)},
 	{Title: "Environment", Text: "* `SOURCE_DATE_EPOCH`: the `generatedAt` time of `generate`, and of `mirror` from a graph endpoint (a tree's own time is kept), for reproducible trees.\n" +
-		"* `XDG_CACHE_HOME`: the default scrape cache is `$XDG_CACHE_HOME/upgraph/scrape`.\n" +
+		"* `XDG_CACHE_HOME`: the default scrape cache is `$XDG_CACHE_HOME/upgraph/scrape`; a run that adds to a scrape cache removes (at most hourly) the entries no run has read for 90 days, then the least recently used beyond 256 MiB.\n" +
 		"* `DOCKER_CONFIG`: registry credentials, from `$DOCKER_CONFIG/config.json` (else `~/.docker/config.json`) and its credential helpers.\n" +
 		"* `AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, `AWS_REGION`, …: the standard AWS configuration, for `s3://` trees.\n" +
 		"* `GOGC`, `GOMEMLIMIT`: see Memory."},

@@ -12,12 +12,13 @@ import (
 	"sort"
 
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/release/graph"
 	"github.com/upgraph/upgraph/tree/version"
 )
 
 func (l *loader) schemaVersion() error {
-	data, err := fs.ReadFile(l.fsys, "version")
+	data, err := regularfile.Read(l.fsys, "version", l.show("version"), false, maxArchiveFile)
 	if err != nil {
 		return fmt.Errorf("graph-data version file: %w", err)
 	}
@@ -39,7 +40,7 @@ func (l *loader) schemaVersion() error {
 
 func (l *loader) rawMetadata() error {
 	const name = "raw/metadata.json"
-	data, err := fs.ReadFile(l.fsys, name)
+	data, err := regularfile.Read(l.fsys, name, l.show(name), false, maxArchiveFile)
 	if err != nil {
 		return fmt.Errorf("graph-data %s: %w", name, err)
 	}
@@ -101,7 +102,7 @@ func (l *loader) yamlDir(dir string, visit func(l *loader, file string, data []b
 			f.report(&Problem{File: file, Category: InvalidExtension, Message: fmt.Sprintf("extension %q is not read (only .yaml); the file is ignored", ext)})
 			return nil
 		}
-		data, err := fs.ReadFile(l.fsys, file)
+		data, err := regularfile.Read(l.fsys, file, l.show(file), entries[i].Type().IsRegular(), maxArchiveFile)
 		if err != nil {
 			f.report(&Problem{File: file, Category: Unreadable, Message: fmt.Sprintf("unreadable: %v", err)})
 			return nil

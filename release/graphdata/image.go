@@ -51,5 +51,5 @@ func OpenImage(ctx context.Context, c *registry.Client, ref string) (fs.FS, erro
 func FromImage(img v1.Image) (fs.FS, error) {
 	rc := mutate.Extract(img)
 	defer rc.Close()
-	return readTar(tar.NewReader(rc), imagePaths.MatchString)
+	return readTar(tar.NewReader(rc), imagePaths.MatchString, maxArchiveEntries)
 }

@@ -13,10 +13,17 @@ import (
 	"testing/fstest"
 )
 
+// MaxFileBytes bounds one graph-data file, in a directory or an archive.
+const MaxFileBytes = maxArchiveFile
+
 // Limits on a graph-data archive; the real tree is under 10 MB.
 const (
 	maxArchiveFile  = 64 << 20
 	maxArchiveTotal = 512 << 20
+	// maxArchiveEntries bounds the files and directories kept, each of
+	// which costs memory however small its header's share of the gzip
+	// stream: about as much as maxArchiveTotal of content.
+	maxArchiveEntries = 1 << 20
 )
 
 // Open returns the graph-data tree at p: a directory, or a .tar.gz / .tgz
@@ -50,12 +57,13 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a gzip-compressed tar: %w", err)
 	}
-	return readTar(tar.NewReader(zr), nil)
+	return readTar(tar.NewReader(zr), nil, maxArchiveEntries)
 }
 
-// readTar keeps the regular files keep accepts (nil: all) and returns the
-// graph-data subtree.
-func readTar(tr *tar.Reader, keep func(name string) bool) (fs.FS, error) {
+// readTar keeps the regular files keep accepts (nil: all) and the
+// directories, at most maxEntries of them, and returns the graph-data
+// subtree.
+func readTar(tr *tar.Reader, keep func(name string) bool, maxEntries int) (fs.FS, error) {
 	files := fstest.MapFS{}
 	var total int64
 	for {
@@ -75,13 +83,18 @@ func readTar(tr *tar.Reader, keep func(name string) bool) (fs.FS, error) {
 		}
 		switch h.Typeflag {
 		case tar.TypeReg:
+			if keep != nil && !keep(name) {
+				continue
+			}
 		case tar.TypeDir:
-			files[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
-			continue
 		default:
 			continue // links, devices: never followed
 		}
-		if keep != nil && !keep(name) {
+		if _, ok := files[name]; !ok && len(files) >= maxEntries {
+			return nil, fmt.Errorf("tar entry %q: more than %d files and directories in the archive", h.Name, maxEntries)
+		}
+		if h.Typeflag == tar.TypeDir {
+			files[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
 			continue
 		}
 		if h.Size > maxArchiveFile {
@@ -101,10 +114,14 @@ func readTar(tr *tar.Reader, keep func(name string) bool) (fs.FS, error) {
 	if !found {
 		return nil, fmt.Errorf("no graph-data \"version\" file in the archive")
 	}
-	if root == "." {
-		return files, nil
+	a, err := newArchiveFS(files)
+	if err != nil {
+		return nil, err
 	}
-	return fs.Sub(files, root)
+	if root == "." {
+		return a, nil
+	}
+	return fs.Sub(a, root)
 }
 
 // findRoot picks the directory holding the graph-data "version" file:

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -136,6 +137,7 @@ func TestReadArchiveRejects(t *testing.T) {
 	}{
 		{"../ escape", append(slices.Clone(sample), entry{name: "../evil.yaml", typ: tar.TypeReg, body: "x"}), "escapes"},
 		{"nested ../ escape", append(slices.Clone(sample), entry{name: "channels/../../evil.yaml", typ: tar.TypeReg, body: "x"}), "escapes"},
+		{"a file below a file", append(slices.Clone(sample), entry{name: "LICENSE/evil.yaml", typ: tar.TypeReg, body: "x"}), `tar entry "LICENSE/evil.yaml" lies below "LICENSE", a file`},
 		{"no version file", prefixed("repo/", slices.DeleteFunc(slices.Clone(sample), func(e entry) bool {
 			return strings.HasSuffix(e.name, "version")
 		})), "version"},
@@ -258,6 +260,37 @@ func TestReadArchiveRootWins(t *testing.T) {
 		}
 		if b, err := fs.ReadFile(fsys, "version"); err != nil || string(b) != "1.1.0\n" {
 			t.Errorf("with %s/version: root version file = %q, %v; want the archive root's", dir, b, err)
+		}
+	}
+}
+
+// TestReadTarEntryLimit: the files and directories kept are bounded,
+// since each costs memory however little of the gzip stream its header
+// takes; the entry over the bound is named.
+func TestReadTarEntryLimit(t *testing.T) {
+	read := func(entries []entry, max int) (fs.FS, error) {
+		zr, err := gzip.NewReader(bytes.NewReader(tarGz(t, entries)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readTar(tar.NewReader(zr), nil, max)
+	}
+	fsys, err := read(sample, len(sample))
+	if err != nil {
+		t.Fatalf("%d entries, bound %d: %v", len(sample), len(sample), err)
+	}
+	checkSample(t, fsys)
+	// The same name twice is one entry kept.
+	if _, err := read(append(slices.Clone(sample), sample[0]), len(sample)); err != nil {
+		t.Fatalf("an entry twice: %v", err)
+	}
+	for _, extra := range []entry{
+		{name: "signatures/", typ: tar.TypeDir},
+		{name: "README.md", typ: tar.TypeReg, body: "x"},
+	} {
+		_, err = read(append(slices.Clone(sample), extra), len(sample))
+		if want := fmt.Sprintf("tar entry %q: more than %d files and directories in the archive", extra.name, len(sample)); err == nil || err.Error() != want {
+			t.Errorf("one entry more than the bound: %v, want %q", err, want)
 		}
 	}
 }

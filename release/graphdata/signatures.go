@@ -1,14 +1,16 @@
 package graphdata
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/regularfile"
 )
 
 // Release signatures, as clusters fetch them from a signature store
@@ -119,19 +121,14 @@ func (l *loader) digestDir(dir, hex string) {
 }
 
 func (l *loader) signatureFile(p, digest string, n int) {
-	f, err := l.fsys.Open(p)
-	if err != nil {
-		l.fail(p, err.Error())
-		return
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSignatureSize+1))
+	data, err := regularfile.Read(l.fsys, p, l.show(p), false, MaxSignatureSize)
+	var large *regularfile.TooLargeError
 	switch {
+	case errors.As(err, &large):
+		l.fail(p, fmt.Sprintf("over %d bytes, more than clusters read of a signature", MaxSignatureSize))
+		return
 	case err != nil:
 		l.fail(p, err.Error())
-		return
-	case len(data) > MaxSignatureSize:
-		l.fail(p, fmt.Sprintf("over %d bytes, more than clusters read of a signature", MaxSignatureSize))
 		return
 	case len(data) == 0:
 		l.fail(p, "empty, which is no signature")

@@ -66,9 +66,18 @@ func FromTree(ctx context.Context, src tree.Tree, opts TreeOptions) (*Tree, erro
 			}
 		}
 	}
+	// Sets, not lists: an index.json of n channels and graphs would
+	// otherwise cost n².
+	channels, arches := map[string]bool{}, map[string]bool{}
+	for _, c := range t.Channels {
+		channels[c] = true
+	}
+	for _, a := range t.Arches {
+		arches[a] = true
+	}
 	var picked []manifest.Graph
 	for _, g := range m.Graphs {
-		if slices.Contains(t.Channels, g.Channel) && slices.Contains(t.Arches, g.Arch) {
+		if channels[g.Channel] && arches[g.Arch] {
 			picked = append(picked, g)
 		}
 	}

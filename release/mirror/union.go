@@ -98,10 +98,13 @@ func (u *union) add(j job, d *served) error {
 // risks of all of them, in entry order: clusters expect every target in
 // one entry carrying all of its risks, and that is how it will be served.
 func (u *union) addConditional(j job, d *served, byServed map[string]int) (int, error) {
-	local := map[pair][]graph.Risk{}
+	local := map[pair]*riskList{}
+	rl := &riskLists{url: j.url}
 	var order []pair
 	dropped := 0
 	for _, ce := range d.conditional {
+		var own *riskList                 // the entry's list, shared by its edges seen first here
+		memo := map[*riskList]*riskList{} // lists merged with this entry
 		for _, e := range ce.Edges {
 			from, ok1 := byServed[e.From]
 			to, ok2 := byServed[e.To]
@@ -113,18 +116,21 @@ func (u *union) addConditional(j job, d *served, byServed map[string]int) (int, 
 				continue
 			}
 			p := pair{from, to}
-			risks, seen := local[p]
+			l, seen := local[p]
 			if !seen {
 				order = append(order, p)
-				local[p] = slices.Clone(ce.Risks)
+				if own == nil {
+					own = &riskList{risks: ce.Risks}
+				}
+				own.refs++
+				local[p] = own
 				continue
 			}
-			for _, r := range ce.Risks {
-				if !slices.ContainsFunc(risks, func(q graph.Risk) bool { return riskKey([]graph.Risk{q}) == riskKey([]graph.Risk{r}) }) {
-					risks = append(risks, r)
-				}
+			m, err := rl.merge(l, ce.Risks, memo)
+			if err != nil {
+				return 0, err
 			}
-			local[p] = risks
+			local[p] = m
 		}
 	}
 	if dropped > 0 {
@@ -149,12 +155,12 @@ func (u *union) addConditional(j job, d *served, byServed map[string]int) (int, 
 // lists: a real-scale graph has 200,000 conditional edges but far fewer
 // distinct lists, and a key per edge made most of an 870 MB heap (now
 // 180 MB) when mirroring the real-scale tree.
-func (u *union) pairRisks(risks []graph.Risk, j job) pairRisks {
-	key := riskKey(risks)
+func (u *union) pairRisks(l *riskList, j job) pairRisks {
+	key := l.keyOf()
 	if shared, ok := u.lists[key]; ok {
 		return pairRisks{risks: shared.risks, key: shared.key, by: j}
 	}
-	pr := pairRisks{risks: risks, key: key, by: j}
+	pr := pairRisks{risks: l.risks, key: key, by: j}
 	u.lists[key] = pr
 	return pr
 }

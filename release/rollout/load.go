@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/release/policy"
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -36,6 +37,11 @@ func (p *Problem) Error() string {
 	}
 	return p.File + ": " + p.Message
 }
+
+// MaxFileBytes bounds a rollout file, as graph-data's other files are
+// bounded: a pipe or a device under a file's name, or a file over it, is
+// refused naming it before it is read.
+const MaxFileBytes = 64 << 20
 
 // Load reads every rollouts/*.yaml file of a graph-data tree, in file-name
 // order. Each holds one rollout:
@@ -66,7 +72,7 @@ func Load(fsys fs.FS) ([]Rollout, error) {
 			continue
 		}
 		name := path.Join(Dir, e.Name())
-		data, err := fs.ReadFile(fsys, name)
+		data, err := regularfile.Read(fsys, name, name, e.Type().IsRegular(), MaxFileBytes)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("graph-data %s: %w", name, err))
 			continue

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/upgraph/upgraph/internal/atomicfile"
@@ -35,8 +37,14 @@ const cacheFormat = "v1"
 
 // DirCache keeps one small JSON file per digest under Dir/v1/<algorithm>/.
 // Writes go through a temporary file and a rename, so concurrent runs and
-// a killed run leave either no entry or a whole one.
-type DirCache struct{ Dir string }
+// a killed run leave either no entry or a whole one. Entries no run has
+// read for Retention, and the least recently used beyond MaxBytes, are
+// removed when a run writes one (at most hourly, see cache_prune.go).
+type DirCache struct {
+	Dir       string
+	Retention time.Duration // 0: DefaultRetention
+	MaxBytes  int64         // 0: DefaultMaxBytes
+}
 
 // DefaultCacheDir is under the user's cache directory.
 func DefaultCacheDir() (string, error) {
@@ -53,7 +61,8 @@ func (c DirCache) path(h v1.Hash) string {
 
 // Get returns the entry for digest; an unreadable entry is a miss.
 func (c DirCache) Get(h v1.Hash) (Entry, bool) {
-	data, err := os.ReadFile(c.path(h))
+	p := c.path(h)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return Entry{}, false
 	}
@@ -66,8 +75,13 @@ func (c DirCache) Get(h v1.Hash) (Entry, bool) {
 			return Entry{}, false
 		}
 	}
+	touch(p, time.Now())
 	return e, true
 }
+
+// Touch marks the entry of h used now, as Get does, for a cache in front
+// of c that answers from memory.
+func (c DirCache) Touch(h v1.Hash) { touch(c.path(h), time.Now()) }
 
 // Put stores e.
 func (c DirCache) Put(e Entry) error {
@@ -82,6 +96,7 @@ func (c DirCache) Put(e Entry) error {
 	if err := atomicfile.Write(p, "."+h.Hex+".*", mustJSON(e)); err != nil {
 		return fmt.Errorf("scrape cache: %w", err)
 	}
+	c.maybePrune(time.Now())
 	return nil
 }
 
@@ -102,19 +117,52 @@ func (noCache) Put(Entry) error           { return nil }
 // MemoryCache keeps the entries of Inner it has read or written in
 // memory, for a process that scrapes the same repository again and again
 // (upgraph service): an entry never goes stale, so each digest is read
-// from Inner at most once per process. Safe for concurrent use.
+// from Inner at most once per process while it is used. Entries no Get or
+// Put used for memoryRetention are dropped (a sweep at most every
+// sweepEvery), so that memory follows the digests tagged now, not every
+// digest the process ever saw; an entry read from memory is touched in
+// Inner at most daily (when Inner has a Touch method, as DirCache does),
+// so that pruning Inner does not take what the process still uses. Safe
+// for concurrent use.
 type MemoryCache struct {
 	Inner   Cache
-	entries sync.Map // digest string → Entry
+	entries sync.Map // digest string → *memoryEntry
+
+	mu    sync.Mutex
+	swept time.Time
 }
 
+// Bounds of a MemoryCache.
+const (
+	memoryRetention = 7 * 24 * time.Hour
+	sweepEvery      = time.Hour
+	touchEvery      = 24 * time.Hour
+)
+
+type memoryEntry struct {
+	e       Entry
+	used    atomic.Int64 // unix nanoseconds of the last Get or Put
+	touched atomic.Int64 // unix nanoseconds Inner was last told of a use
+}
+
+// toucher is a Cache that can be told an entry is still used.
+type toucher interface{ Touch(h v1.Hash) }
+
 func (c *MemoryCache) Get(h v1.Hash) (Entry, bool) {
-	if e, ok := c.entries.Load(h.String()); ok {
-		return e.(Entry), true
+	now := time.Now()
+	c.maybeSweep(now)
+	if v, ok := c.entries.Load(h.String()); ok {
+		me := v.(*memoryEntry)
+		me.used.Store(now.UnixNano())
+		if t, ok := c.Inner.(toucher); ok && now.UnixNano()-me.touched.Load() > int64(touchEvery) {
+			me.touched.Store(now.UnixNano())
+			t.Touch(h)
+		}
+		return me.e, true
 	}
 	e, ok := c.Inner.Get(h)
 	if ok {
-		c.entries.Store(h.String(), e)
+		c.store(e, now)
 	}
 	return e, ok
 }
@@ -123,6 +171,42 @@ func (c *MemoryCache) Put(e Entry) error {
 	if err := c.Inner.Put(e); err != nil {
 		return err
 	}
-	c.entries.Store(e.Digest, e)
+	c.store(e, time.Now())
 	return nil
+}
+
+func (c *MemoryCache) store(e Entry, now time.Time) {
+	me := &memoryEntry{e: e}
+	me.used.Store(now.UnixNano())
+	me.touched.Store(now.UnixNano())
+	c.entries.Store(e.Digest, me)
+}
+
+// maybeSweep drops the entries unused for memoryRetention, at most once
+// per sweepEvery.
+func (c *MemoryCache) maybeSweep(now time.Time) {
+	c.mu.Lock()
+	if now.Sub(c.swept) < sweepEvery {
+		c.mu.Unlock()
+		return
+	}
+	c.swept = now
+	c.mu.Unlock()
+	c.sweep(now)
+}
+
+func (c *MemoryCache) sweep(now time.Time) {
+	c.entries.Range(func(k, v any) bool {
+		if now.UnixNano()-v.(*memoryEntry).used.Load() > int64(memoryRetention) {
+			c.entries.Delete(k)
+		}
+		return true
+	})
+}
+
+// len counts the entries in memory, for tests.
+func (c *MemoryCache) len() int {
+	n := 0
+	c.entries.Range(func(any, any) bool { n++; return true })
+	return n
 }

@@ -76,6 +76,9 @@ func scanLayer(br *bufio.Reader) (doc ReleaseMetadata, found bool, reason string
 		if errors.Is(err, io.EOF) {
 			return doc, false, "no " + MetadataPath, nil
 		}
+		if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			return doc, false, fmt.Sprintf("zstd frame needs a window of more than %d bytes, zstd's own default limit: not read", maxZstdWindow), nil
+		}
 		if err != nil {
 			return doc, false, "layer is not a valid tar: " + err.Error(), nil
 		}
@@ -118,6 +121,15 @@ func isMetadataEntry(h *tar.Header) bool {
 	return !strings.HasPrefix(name, "/") && path.Clean(name) == MetadataPath
 }
 
+// maxZstdWindow bounds the window of a zstd layer (and the size of a
+// single-segment frame, whose window is its size), which the decoder
+// allocates whole: 128 MiB, the reference decoder's default limit
+// (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 27), which every layer zstd itself reads
+// without --memory meets. klauspost/compress allows 512 MiB windows and
+// 64 GiB frames, so that a 33 KB layer took 512 MiB in each of the
+// scraper's 16 workers.
+const maxZstdWindow = 128 << 20
+
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
@@ -143,7 +155,8 @@ func decompress(br *bufio.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() { zr.Close() }, nil
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdWindow))
 		if err != nil {
 			return nil, func() {}, nil
 		}

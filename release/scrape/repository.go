@@ -33,6 +33,8 @@ type Remote struct {
 	Repo   name.Repository
 	// Payload overrides Name, e.g. when clusters pull through a mirror.
 	Payload string
+	// MaxTags bounds the tag list (0: DefaultMaxTags).
+	MaxTags int
 }
 
 // NewRemote parses "HOST/REPO" (optionally with an http:// scheme).
@@ -51,10 +53,39 @@ func (r *Remote) Name() string {
 	return r.Repo.Name()
 }
 
+// DefaultMaxTags bounds a repository's tag list: the real release
+// repositories have a few thousand tags, and a registry whose pages never
+// end must not make the list grow until memory runs out.
+const DefaultMaxTags = 1 << 20
+
+// Tags lists the tags page by page, refusing a page the registry already
+// gave (a loop in its Link headers, which go-containerregistry's List
+// follows for ever) and more than MaxTags tags.
 func (r *Remote) Tags(ctx context.Context) ([]string, error) {
-	tags, err := r.Client.Puller.List(ctx, r.Repo)
+	maxTags := r.MaxTags
+	if maxTags <= 0 {
+		maxTags = DefaultMaxTags
+	}
+	lister, err := r.Client.Puller.Lister(ctx, r.Repo)
 	if err != nil {
 		return nil, fmt.Errorf("listing tags of %s: %w", r.Repo, err)
+	}
+	tags := []string{}
+	pages := map[string]bool{}
+	for lister.HasNext() {
+		page, err := lister.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing tags of %s: %w", r.Repo, err)
+		}
+		tags = append(tags, page.Tags...)
+		switch {
+		case len(tags) > maxTags:
+			return nil, fmt.Errorf("listing tags of %s: more than %d tags", r.Repo, maxTags)
+		case pages[page.Next]:
+			return nil, fmt.Errorf("listing tags of %s: the registry gives page %s again after %d tags (a loop in its Link headers)", r.Repo, page.Next, len(tags))
+		case page.Next != "":
+			pages[page.Next] = true
+		}
 	}
 	return tags, nil
 }

@@ -265,6 +265,9 @@ func (s *scraper) inspect(ctx context.Context, desc v1.Descriptor) (Entry, error
 		if img, err = s.repo.Image(ctx, desc.Digest); err != nil {
 			return e, fmt.Errorf("manifest %s: %w", e.Digest, err)
 		}
+		if err := checkConfigSize(img); err != nil {
+			return e, fmt.Errorf("config of %s: %w", e.Digest, err)
+		}
 		cfg, err := img.ConfigFile()
 		if err != nil {
 			return e, fmt.Errorf("config of %s: %w", e.Digest, err)
@@ -381,4 +384,22 @@ var archPattern = regexp.MustCompile(`^[0-9a-z]+$`)
 func isNotFound(err error) bool {
 	var te *transport.Error
 	return errors.As(err, &te) && te.StatusCode == http.StatusNotFound
+}
+
+// maxConfigSize bounds an image's config blob, which go-containerregistry
+// reads whole, as long as the manifest says it is: a release image's is a
+// few tens of KB.
+const maxConfigSize = 16 << 20
+
+// checkConfigSize refuses an image whose manifest gives its config more
+// than maxConfigSize bytes, before the blob is read.
+func checkConfigSize(img v1.Image) error {
+	m, err := img.Manifest()
+	if err != nil {
+		return err
+	}
+	if m.Config.Size > maxConfigSize {
+		return fmt.Errorf("the manifest gives config %s %d bytes, more than the %d a config may have", m.Config.Digest, m.Config.Size, maxConfigSize)
+	}
+	return nil
 }

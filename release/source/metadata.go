@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/upgraph/upgraph/internal/parallel"
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/release/graph"
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -72,9 +73,11 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 		return nil, fmt.Errorf("release source: %w", err)
 	}
 	var names []string
+	var types []fs.FileMode
 	for _, e := range entries {
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
 			names = append(names, e.Name())
+			types = append(types, e.Type())
 		}
 	}
 	// Documents are read and parsed on every core (thousands of them at
@@ -94,7 +97,7 @@ func (s *MetadataDir) Graph(ctx context.Context) (*graph.Graph, error) {
 	}
 	runErr := parallel.Run(ctx, workers, (len(names)+run-1)/run, func(_ context.Context, w, c int) error {
 		for i := c * run; i < min(len(names), (c+1)*run); i++ {
-			data, err := fs.ReadFile(fsys, names[i])
+			data, err := regularfile.Read(fsys, names[i], filepath.Join(s.Dir, names[i]), types[i].IsRegular(), MaxDocumentBytes)
 			if err != nil {
 				errs[i] = fmt.Errorf("release source: %w", err)
 			} else {
@@ -251,3 +254,8 @@ func fieldLine(data []byte, field string) int {
 	}
 	return 1 + bytes.Count(data[:i], []byte{'\n'})
 }
+
+// MaxDocumentBytes bounds one release-metadata document of a metadata:DIR
+// source: a document lists a release and its predecessors, a few KB even
+// at real scale, and a file of gigabytes must be refused, not read.
+const MaxDocumentBytes = 16 << 20

@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -229,6 +231,25 @@ func TestMetadataDir(t *testing.T) {
 			t.Errorf("error = %v, want one naming releases/2.0.0.json:3", err)
 		}
 	})
+	// A pipe would block the read, a device or a huge file never end:
+	// refused naming the file, before any read.
+	for name, tc := range map[string]struct {
+		file *fstest.MapFile
+		want string
+	}{
+		"a pipe":      {&fstest.MapFile{Mode: fs.ModeNamedPipe}, "releases/x.json: not a regular file (p---------)"},
+		"a device":    {&fstest.MapFile{Mode: fs.ModeDevice | fs.ModeCharDevice}, "releases/x.json: not a regular file (Dc---------)"},
+		"a huge file": {&fstest.MapFile{Data: make([]byte, MaxDocumentBytes+1)}, fmt.Sprintf("releases/x.json: %d bytes, more than the %d it may have", MaxDocumentBytes+1, MaxDocumentBytes)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := maps.Clone(fsys)
+			bad["x.json"] = tc.file
+			_, err := (&MetadataDir{Dir: "releases", Logger: discard, FS: bad}).Graph(context.Background())
+			if err == nil || !strings.Contains(err.Error(), filepath.FromSlash(tc.want)) {
+				t.Errorf("error = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
 	t.Run("empty", func(t *testing.T) {
 		_, err := (&MetadataDir{Dir: "releases", Logger: discard, FS: fstest.MapFS{"README.md": {}}}).Graph(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "releases") {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/upgraph/upgraph/internal/regularfile"
+	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/tree/version"
 )
 
@@ -75,7 +77,7 @@ func checkEdgeFile(fsys fs.FS, r *report, file string, top bool) *edgeFile {
 	if !isYAML {
 		r.errorf(file, 0, "B1", "%s", badExtension(ext, read))
 	}
-	data, err := fs.ReadFile(fsys, file)
+	data, err := regularfile.Read(fsys, file, file, false, graphdata.MaxFileBytes)
 	if err != nil {
 		rule := "B2" // what the Python CI would fail with
 		if top {

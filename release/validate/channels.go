@@ -9,6 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/upgraph/upgraph/internal/regularfile"
+	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/tree/version"
 )
 
@@ -72,7 +74,7 @@ func checkChannelFile(fsys fs.FS, r *report, dir, name string) *channelFile {
 	case dir == "channels" && !read:
 		r.warnf(file, 0, "L-ignored-file", "upstream's parser ignores .%s files in channels/ (it reads .yaml), so this channel is never published", ext)
 	}
-	data, err := fs.ReadFile(fsys, file)
+	data, err := regularfile.Read(fsys, file, file, false, graphdata.MaxFileBytes)
 	if err != nil {
 		r.errorf(file, 0, "Y2", "unreadable: %v", unwrapPath(err))
 		return nil

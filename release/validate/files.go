@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"regexp"
 
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/release/graphdata"
 	"github.com/upgraph/upgraph/tree/version"
 )
@@ -14,7 +15,7 @@ import (
 // versionFile checks the schema version as upstream's parser does (§3.2).
 func (c *checker) versionFile() {
 	const file = "version"
-	data, err := fs.ReadFile(c.fsys, file)
+	data, err := regularfile.Read(c.fsys, file, file, false, graphdata.MaxFileBytes)
 	if err != nil {
 		c.errorf(file, 0, "P1", "graph-data has no readable version file: %v", unwrapPath(err))
 		return
@@ -33,7 +34,7 @@ func (c *checker) versionFile() {
 // rawMetadata checks raw/metadata.json (§3.4) and its schema.
 func (c *checker) rawMetadata() {
 	const file = "raw/metadata.json"
-	data, err := fs.ReadFile(c.fsys, file)
+	data, err := regularfile.Read(c.fsys, file, file, false, graphdata.MaxFileBytes)
 	if err != nil {
 		c.errorf(file, 0, "P2", "graph-data has no readable %s: %v", file, unwrapPath(err))
 		return

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/release/rollout"
 	"github.com/upgraph/upgraph/schema"
 	"github.com/upgraph/upgraph/tree/version"
@@ -28,7 +29,7 @@ func (c *checker) rollouts(r *report) {
 			r.warnf(name, 0, "L-rollout-file", "not a .yaml file: ignored")
 			continue
 		}
-		data, err := fs.ReadFile(c.fsys, name)
+		data, err := regularfile.Read(c.fsys, name, name, e.Type().IsRegular(), rollout.MaxFileBytes)
 		if err != nil {
 			r.errorf(name, 0, "L-rollout", "%v", err)
 			continue

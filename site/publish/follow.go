@@ -171,7 +171,7 @@ func (f *Follower) update(ctx context.Context) error {
 	if err != nil {
 		return s3tree.ObjectError(f.b.Name, key, err)
 	}
-	index, err := io.ReadAll(out.Body)
+	index, err := f.b.ReadBody(out, key)
 	out.Body.Close()
 	if err != nil {
 		return err

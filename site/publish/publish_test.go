@@ -444,3 +444,32 @@ func TestUnreadableRemoteState(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteObjectLimit: a published object read whole (index.json, the
+// journal) of more than the bound is refused with one GET, naming its URL
+// and the bound, not read into memory nor asked for again.
+func TestRemoteObjectLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bucket := e.srv.NewBucket(t)
+	e.srv.Put(t, bucket, key(manifest.FileName), []byte(strings.Repeat("x", 1000)))
+	for _, tc := range []struct {
+		max  int64
+		want string // "" for the object read
+	}{
+		{1000, ""},
+		{999, "s3://" + bucket + "/" + key(manifest.FileName) + ": 1000 bytes, more than the 999 an object read whole may have"},
+	} {
+		before := len(e.proxy.Requests())
+		data, err := publish.GetWhole(t.Context(), e.client, bucket, prefix, manifest.FileName, tc.max)
+		switch {
+		case tc.want == "" && (err != nil || len(data) != 1000):
+			t.Errorf("bound %d: %d bytes, %v; want the object", tc.max, len(data), err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want):
+			t.Errorf("bound %d: %d bytes, %v; want %q", tc.max, len(data), err, tc.want)
+		}
+		if gets := len(e.proxy.Requests()) - before; gets != 1 {
+			t.Errorf("bound %d: %d requests, want one GET", tc.max, gets)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 
@@ -57,8 +56,12 @@ func (b *bucket) get(ctx context.Context, p string) (*object, error) {
 		if err != nil {
 			return nil, fmt.Errorf("GET %s: %w", b.URL(p), err)
 		}
-		body, err := io.ReadAll(out.Body)
+		body, err := b.ReadBody(out, b.Key(p))
 		out.Body.Close()
+		var large *s3tree.TooLargeError
+		if errors.As(err, &large) {
+			return nil, err // names the object
+		}
 		if err == nil {
 			return &object{body: body, etag: aws.ToString(out.ETag), meta: out.Metadata, headers: headersOf(out.ContentType, out.CacheControl, out.ContentEncoding)}, nil
 		}

@@ -1,10 +1,12 @@
 package diff
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/upgraph/upgraph/internal/parallel"
 	"github.com/upgraph/upgraph/release/mirror"
@@ -45,27 +47,25 @@ func Compare(ctx context.Context, old, new *Source, opts Options) (*Result, erro
 	}
 	r := &Result{Old: old.String(), New: new.String()}
 	has := [2]names{newNames(), newNames()}
-	for _, c := range channels {
-		for _, a := range arches {
-			p := pair{c, a}
-			inOld, inNew := present(sides, docs, 0, p), present(sides, docs, 1, p)
-			if inOld || inNew {
-				r.Compared++
+	for _, p := range comparedPairs(sides, docs, channels, arches) {
+		c, a := p.channel, p.arch
+		inOld, inNew := present(sides, docs, 0, p), present(sides, docs, 1, p)
+		if inOld || inNew {
+			r.Compared++
+		}
+		switch {
+		case inOld && inNew:
+			if g := compareGraphs(c, a, docs[0][p], docs[1][p]); !g.empty() {
+				r.Graphs = append(r.Graphs, g)
 			}
-			switch {
-			case inOld && inNew:
-				if g := compareGraphs(c, a, docs[0][p], docs[1][p]); !g.empty() {
-					r.Graphs = append(r.Graphs, g)
-				}
-			case inOld:
-				r.Graphs = append(r.Graphs, onlyGraph(c, a, Removed, docs[0][p]))
-			case inNew:
-				r.Graphs = append(r.Graphs, onlyGraph(c, a, Added, docs[1][p]))
-			}
-			for side, in := range [2]bool{inOld, inNew} {
-				if in {
-					has[side].channels[c], has[side].arches[a] = true, true
-				}
+		case inOld:
+			r.Graphs = append(r.Graphs, onlyGraph(c, a, Removed, docs[0][p]))
+		case inNew:
+			r.Graphs = append(r.Graphs, onlyGraph(c, a, Added, docs[1][p]))
+		}
+		for side, in := range [2]bool{inOld, inNew} {
+			if in {
+				has[side].channels[c], has[side].arches[a] = true, true
 			}
 		}
 	}
@@ -130,13 +130,15 @@ func selection(sides [2]*Source, opts Options) (channels, arches []string, err e
 	// Against two trees a name neither lists is a typo, and reporting "no
 	// differences" for it would hide that.
 	if len(trees) == 2 {
+		oldM, newM := old.Tree.Manifest(), new.Tree.Manifest()
+		inChannels, inArches := setOf(oldM.Channels, newM.Channels), setOf(oldM.Arches, newM.Arches)
 		for _, c := range channels {
-			if !slices.Contains(old.Tree.Manifest().Channels, c) && !slices.Contains(new.Tree.Manifest().Channels, c) {
+			if !inChannels[c] {
 				return nil, nil, fmt.Errorf("channel %q is in neither %s nor %s", c, old, new)
 			}
 		}
 		for _, a := range arches {
-			if !slices.Contains(old.Tree.Manifest().Arches, a) && !slices.Contains(new.Tree.Manifest().Arches, a) {
+			if !inArches[a] {
 				return nil, nil, fmt.Errorf("arch %q is in neither %s nor %s", a, old, new)
 			}
 		}
@@ -153,12 +155,22 @@ func readAll(ctx context.Context, sides [2]*Source, channels, arches []string, w
 		p    pair
 	}
 	var jobs []job
+	selectedChannels, selectedArches := setOf(channels), setOf(arches)
 	for side, s := range sides {
+		if s.IsTree() {
+			// The graphs the tree lists, not every channel × arch: an
+			// index.json of n channels and arches and few graphs would
+			// make n² pairs.
+			for _, g := range s.Tree.Manifest().Graphs {
+				if selectedChannels[g.Channel] && selectedArches[g.Arch] && s.HasGraph(g.Channel, g.Arch) {
+					jobs = append(jobs, job{side, pair{g.Channel, g.Arch}})
+				}
+			}
+			continue
+		}
 		for _, c := range channels {
 			for _, a := range arches {
-				if s.HasGraph(c, a) {
-					jobs = append(jobs, job{side, pair{c, a}})
-				}
+				jobs = append(jobs, job{side, pair{c, a}})
 			}
 		}
 	}
@@ -187,13 +199,55 @@ func readAll(ctx context.Context, sides [2]*Source, channels, arches []string, w
 }
 
 func listed(names, selected []string) map[string]bool {
+	in := setOf(selected)
 	m := map[string]bool{}
 	for _, n := range names {
-		if slices.Contains(selected, n) {
+		if in[n] {
 			m[n] = true
 		}
 	}
 	return m
+}
+
+func setOf(lists ...[]string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lists {
+		for _, n := range l {
+			m[n] = true
+		}
+	}
+	return m
+}
+
+// comparedPairs lists the channel × arch pairs to compare, by channel
+// then arch: every pair when a side is an endpoint (which is asked for
+// each), else only those either tree lists a graph for, since two
+// index.json files of n channels and arches and few graphs would make n²
+// pairs of nothing.
+func comparedPairs(sides [2]*Source, docs [2]map[pair]*document, channels, arches []string) []pair {
+	if !sides[0].IsTree() || !sides[1].IsTree() {
+		ps := make([]pair, 0, len(channels)*len(arches))
+		for _, c := range channels {
+			for _, a := range arches {
+				ps = append(ps, pair{c, a})
+			}
+		}
+		return ps
+	}
+	seen := map[pair]bool{}
+	var ps []pair
+	for _, d := range docs {
+		for p := range d {
+			if !seen[p] {
+				seen[p] = true
+				ps = append(ps, p)
+			}
+		}
+	}
+	slices.SortFunc(ps, func(a, b pair) int {
+		return cmp.Or(strings.Compare(a.channel, b.channel), strings.Compare(a.arch, b.arch))
+	})
+	return ps
 }
 
 func nameChanges(names []string, old, new map[string]bool) NameChanges {

@@ -172,10 +172,36 @@ func TestEUSChannels(t *testing.T) {
 		{tree, "4.14", "4.16.0", nil},
 		{nil, "4.14.3", "4.16.9", []string{"eus-4.14", "eus-4.15", "eus-4.16"}},
 		{nil, "4.18.3", "5.1.0", []string{"eus-4.18", "eus-5.1"}},
+		// More minors than MaxEUSMinors: none (Find refuses); the last
+		// minor of all made the loop endless, any large one exhausted memory.
+		{nil, "4.0.0", "4.100.0", nil},
+		{nil, "4.0.0", "4.18446744073709551615.0", nil},
 	} {
 		if got := EUSChannels(tc.channels, tc.from, tc.to); !slices.Equal(got, tc.want) {
 			t.Errorf("EUSChannels(%v, %s, %s) = %v, want %v", tc.channels != nil, tc.from, tc.to, got, tc.want)
 		}
+	}
+}
+
+// TestEUSSpanRefused: --via-eus against an endpoint between versions more
+// than MaxEUSMinors minors apart is refused naming both, before any
+// request; 100 minors are still tried.
+func TestEUSSpanRefused(t *testing.T) {
+	s, err := mirror.OpenSource(t.Context(), "http://127.0.0.1:1/graph", mirror.SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = Find(t.Context(), s, Request{Channel: "stable-4.16", Arch: "amd64", From: "4.0.0", To: "4.18446744073709551615.0", ViaEUS: true})
+	var span *EUSSpanError
+	if !errors.As(err, &span) || span.Minors != 18446744073709551615 || !strings.Contains(err.Error(), "--from 4.0.0 --to 4.18446744073709551615.0 --via-eus") {
+		t.Fatalf("Find: %v, want an *EUSSpanError naming the versions", err)
+	}
+	if got := EUSChannels(nil, "4.0.0", "4.99.0"); len(got) != MaxEUSMinors || got[99] != "eus-4.99" {
+		t.Errorf("100 minors: %d channels, last %q", len(got), got[len(got)-1])
+	}
+	if err := checkEUSSpan("4.0.0", "4.99.0"); err != nil {
+		t.Errorf("100 minors refused: %v", err)
 	}
 }
 

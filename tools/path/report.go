@@ -80,6 +80,11 @@ func Find(ctx context.Context, s *Source, r Request) (*Report, error) {
 	channels := []string{r.Channel}
 	if r.ViaEUS {
 		tree, _ := Channels(s)
+		if tree == nil {
+			if err := checkEUSSpan(r.From, r.To); err != nil {
+				return nil, err
+			}
+		}
 		for _, c := range EUSChannels(tree, r.From, r.To) {
 			if !slices.Contains(channels, c) {
 				channels = append(channels, c)

@@ -64,6 +64,9 @@ func EUSChannels(channels []string, from, to string) []string {
 	}
 	if channels == nil {
 		var out []string
+		if lo[0] == hi[0] && hi[1]-lo[1] >= MaxEUSMinors {
+			return nil // Find refuses the request (EUSSpanError)
+		}
 		if lo[0] != hi[0] {
 			for _, m := range [][2]uint64{lo, hi} {
 				out = append(out, fmt.Sprintf("eus-%d.%d", m[0], m[1]))
@@ -101,6 +104,43 @@ func eusMinor(channel string) ([2]uint64, bool) {
 }
 
 func compareMinor(a, b [2]uint64) int { return slices.Compare(a[:], b[:]) }
+
+// MaxEUSMinors bounds the minor versions --via-eus may span against an
+// endpoint, which is asked for eus-X.Y of each: the versions' numbers,
+// not their length, would otherwise set the work (4.0.0 to
+// 4.4294967295.0 is four billion channels). OpenShift 4 has had a few
+// dozen minors.
+const MaxEUSMinors = 100
+
+// EUSSpanError refuses --via-eus against an endpoint between versions
+// more than MaxEUSMinors minors apart.
+type EUSSpanError struct {
+	From, To string
+	Minors   uint64 // minor versions spanned, both ends included
+}
+
+func (e *EUSSpanError) Error() string {
+	return fmt.Sprintf("--from %s --to %s --via-eus: an endpoint cannot list its channels, so eus-X.Y is asked for each of the %d minor versions between them, more than the %d allowed; give a tree, or versions closer together", e.From, e.To, e.Minors, MaxEUSMinors)
+}
+
+// checkEUSSpan returns an *EUSSpanError when EUSChannels would name more
+// than MaxEUSMinors candidates for an endpoint.
+func checkEUSSpan(from, to string) error {
+	a, errA := version.Parse(from)
+	b, errB := version.Parse(to)
+	if errA != nil || errB != nil || a.Major() != b.Major() {
+		return nil
+	}
+	lo, hi := min(a.Minor(), b.Minor()), max(a.Minor(), b.Minor())
+	if hi-lo >= MaxEUSMinors {
+		minors := hi - lo
+		if minors < ^uint64(0) {
+			minors++
+		}
+		return &EUSSpanError{From: from, To: to, Minors: minors}
+	}
+	return nil
+}
 
 // Hint is what path suggests when req found no path r in s: the EUS
 // channels --via-eus would also search, when there are any and it was not

@@ -60,6 +60,7 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 
 	accounted := map[string]bool{manifest.EmptyGraphPath: true}
 	seen := map[[2]string]bool{}
+	channels, arches := setOf(m.Channels), setOf(m.Arches)
 	versionGraphs := 0
 	for _, g := range m.Graphs {
 		id := g.Channel + "/" + g.Arch
@@ -67,8 +68,11 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 			bad("graph %s is listed twice", id)
 		}
 		seen[[2]string{g.Channel, g.Arch}] = true
-		if !slices.Contains(m.Channels, g.Channel) || !slices.Contains(m.Arches, g.Arch) {
-			bad("graph %s: channel or arch not in channels %v × arches %v", id, m.Channels, m.Arches)
+		if !channels[g.Channel] {
+			bad("graph %s: channel %q is not one of the %d channels", id, g.Channel, len(channels))
+		}
+		if !arches[g.Arch] {
+			bad("graph %s: arch %q is not one of the %d arches", id, g.Arch, len(arches))
 		}
 		if g.Path != manifest.GraphPath(g.Arch, g.Channel) {
 			bad("graph %s: path %q, want %q", id, g.Path, manifest.GraphPath(g.Arch, g.Channel))
@@ -97,11 +101,28 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 			}
 		}
 	}
-	for _, c := range m.Channels {
-		for _, a := range m.Arches {
-			if !seen[[2]string{c, a}] {
-				bad("no graph for channel %s, arch %s", c, a)
+	// Every channel × arch has its graph. The pairs are walked only until
+	// maxNamed missing ones are found, and the others counted: a tree
+	// lists a graph for each pair, so the walk is linear in the graphs
+	// listed, while channels × arches of an index.json listing few graphs
+	// could be the square of its size.
+	if missingGraphs := len(channels)*len(arches) - countIn(seen, channels, arches); missingGraphs > 0 {
+		named := 0
+		chList, archList := distinct(m.Channels), distinct(m.Arches)
+	pairs:
+		for _, c := range chList {
+			for _, a := range archList {
+				if !seen[[2]string{c, a}] {
+					if named == maxNamed {
+						break pairs
+					}
+					bad("no graph for channel %s, arch %s", c, a)
+					named++
+				}
 			}
+		}
+		if missingGraphs > named {
+			bad("no graph for %d more channel and arch pairs", missingGraphs-named)
 		}
 	}
 	for name := range m.Files {
@@ -127,4 +148,40 @@ func ManifestProblems(m *manifest.Manifest) []Problem {
 		bad("counts say %d distinct files of %d bytes, out of %d files of %d bytes", c.DistinctFiles, c.DistinctBytes, len(m.Files), c.Bytes)
 	}
 	return ps
+}
+
+// maxNamed bounds the channel and arch pairs without a graph that are
+// named one by one; the rest are counted.
+const maxNamed = 10
+
+func setOf(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// distinct is names without repetitions, in order.
+func distinct(names []string) []string {
+	seen := make(map[string]bool, len(names))
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// countIn counts the pairs of seen in channels × arches.
+func countIn(seen map[[2]string]bool, channels, arches map[string]bool) int {
+	n := 0
+	for p := range seen {
+		if channels[p[0]] && arches[p[1]] {
+			n++
+		}
+	}
+	return n
 }

@@ -124,6 +124,10 @@ func (r *reader) read(in io.Reader) (*manifest.Manifest, error) {
 		if err == io.EOF {
 			break
 		}
+		if err == nil && entries-1-len(r.m.Files) >= r.lim.MaxExtraEntries {
+			r.ps.add(r.bundle, "more than %d entries beyond index.json and the %d files it lists: not read further", r.lim.MaxExtraEntries, len(r.m.Files))
+			return r.m, nil
+		}
 		if err == nil {
 			err = r.entry(tr, hdr)
 		}
@@ -253,12 +257,14 @@ func (r *reader) entry(tr *tar.Reader, hdr *tar.Header) error {
 }
 
 // skip charges an entry's content, which tar reads through to the next
-// header, so that a bad entry cannot make the reader inflate without end.
+// header, so that a bad entry cannot make the reader inflate without end:
+// that of every type tar gives content, unknown ones included.
 func (r *reader) skip(hdr *tar.Header) error {
-	if hdr.Typeflag == tar.TypeReg {
-		return r.charge(hdr.Size)
+	switch hdr.Typeflag {
+	case tar.TypeLink, tar.TypeSymlink, tar.TypeChar, tar.TypeBlock, tar.TypeDir, tar.TypeFifo:
+		return nil // header only: tar reads no content
 	}
-	return nil
+	return r.charge(hdr.Size)
 }
 
 func (r *reader) charge(n int64) error {

@@ -23,6 +23,11 @@ type Limits struct {
 	// MaxBytes bounds the content of all entries together (default 64 GiB;
 	// the real-scale tree holds 1.3 GB of distinct content).
 	MaxBytes int64
+	// MaxExtraEntries bounds the entries of a bundle beyond index.json and
+	// the files it lists (default 100,000; a bundle's only others are its
+	// TUF metadata), each of which costs a header, and a problem, however
+	// small the compressed stream.
+	MaxExtraEntries int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -31,6 +36,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = 64 << 30
+	}
+	if l.MaxExtraEntries <= 0 {
+		l.MaxExtraEntries = 100_000
 	}
 	return l
 }

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -216,6 +217,28 @@ func TestVerifyBundle(t *testing.T) {
 		entries: edit(func(es []entry) []entry { return es }),
 		lim:     Limits{MaxBytes: 1000},
 		want:    map[string]string{"bundle.tar.gz": "exceeds the limit"},
+	}, {
+		// tar reads an unknown type's content through, as a regular
+		// file's: it is charged as one.
+		name: "content of an entry of unknown type over the limit",
+		entries: edit(func(es []entry) []entry {
+			return append(es, entry{Header: tar.Header{Name: "graph/extra", Typeflag: 'Z', Size: 1 << 20, Mode: 0o644}, Data: make([]byte, 1<<20)})
+		}),
+		lim:  Limits{MaxBytes: contentBytes(entries) + 1<<19},
+		want: map[string]string{"graph/extra": "not listed in index.json", "bundle.tar.gz": "content exceeds the limit of"},
+	}, {
+		name: "entries beyond the limit",
+		entries: edit(func(es []entry) []entry {
+			for i := range 5 {
+				es = append(es, entry{Header: tar.Header{Name: fmt.Sprintf("graph/extra-%d/", i), Typeflag: tar.TypeDir, Mode: 0o755}})
+			}
+			return es
+		}),
+		lim: Limits{MaxExtraEntries: 3},
+		want: map[string]string{
+			"graph/extra-0/": "not a valid file name", "graph/extra-1/": "not a valid file name", "graph/extra-2/": "not a valid file name",
+			"bundle.tar.gz": "more than 3 entries beyond index.json and the 89 files it lists: not read further",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,6 +263,17 @@ func TestVerifyBundle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// contentBytes is the content of the regular entries of a bundle.
+func contentBytes(es []entry) int64 {
+	var n int64
+	for _, e := range es {
+		if e.Header.Typeflag == tar.TypeReg {
+			n += int64(len(e.Data))
+		}
+	}
+	return n
 }
 
 // TestVerifyChecksum checks that a bundle changed after it was written

@@ -25,7 +25,16 @@ type Bucket struct {
 	Client *s3.Client
 	Name   string
 	Prefix string // no leading or trailing slash; "" for the bucket root
+	// MaxObjectBytes bounds an object read whole (0:
+	// DefaultMaxObjectBytes), so that a bucket holding something else
+	// under a tree's name cannot make the reader hold it all in memory.
+	MaxObjectBytes int64
 }
+
+// DefaultMaxObjectBytes bounds an object read whole, as internal/httpget
+// bounds one answer of an http(s) tree: a real-scale tree's index.json is
+// about 10 MiB, its largest file less.
+const DefaultMaxObjectBytes = 256 << 20
 
 // NewBucket returns the objects of bucket under prefix, however the
 // prefix is slashed.
@@ -58,11 +67,49 @@ func (b *Bucket) ReadFile(ctx context.Context, name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ObjectError(b.Name, key, err)}
 	}
 	defer out.Body.Close()
-	data, err := io.ReadAll(out.Body)
+	data, err := b.ReadBody(out, key)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("s3://%s/%s: %w", b.Name, key, err)}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return data, nil
+}
+
+// ReadBody reads the body of out, the answer to a GetObject of key,
+// refusing with a *TooLargeError one of more than MaxObjectBytes: before
+// reading when the store gives its length, else once that many bytes are
+// read. Other errors name the object's URL.
+func (b *Bucket) ReadBody(out *s3.GetObjectOutput, key string) ([]byte, error) {
+	limit := b.MaxObjectBytes
+	if limit <= 0 {
+		limit = DefaultMaxObjectBytes
+	}
+	url := "s3://" + b.Name + "/" + key
+	if n := out.ContentLength; n != nil && *n > limit {
+		return nil, &TooLargeError{URL: url, Size: *n, Limit: limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{URL: url, Size: -1, Limit: limit}
+	}
+	return data, nil
+}
+
+// TooLargeError refuses an object of more than Limit bytes; reading it
+// again will not help.
+type TooLargeError struct {
+	URL   string
+	Size  int64 // -1 where the store did not give it
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Size < 0 {
+		return fmt.Sprintf("%s: more than the %d bytes an object read whole may have", e.URL, e.Limit)
+	}
+	return fmt.Sprintf("%s: %d bytes, more than the %d an object read whole may have", e.URL, e.Size, e.Limit)
 }
 
 // ObjectError names the object s3://BUCKET/KEY in an error of a request

@@ -3,10 +3,13 @@ package s3tree_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/upgraph/upgraph/internal/s3test"
 	"github.com/upgraph/upgraph/tree/s3tree"
@@ -78,4 +81,62 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("ParseURL(%q) = %q, %q, %v", tt.in, bucket, prefix, err)
 		}
 	}
+}
+
+// TestBucketObjectLimit: an object larger than MaxObjectBytes is refused,
+// naming its URL and the bound, without being read whole: from the length
+// the store gives, or, where none is given, after the bound is passed.
+func TestBucketObjectLimit(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	srv.Put(t, bucket, "tree/index.json", bytes.Repeat([]byte("x"), 1000))
+	client, err := s3tree.NewClient(t.Context(), s3tree.ClientOptions{
+		Endpoint: srv.URL, PathStyle: true, Credentials: srv.Credentials(), MaxBackoff: 5 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit int64
+		want  string // "" for the object read
+	}{
+		{0, ""},
+		{1000, ""},
+		{999, "s3://" + bucket + "/tree/index.json: 1000 bytes, more than the 999 an object read whole may have"},
+	} {
+		b := s3tree.NewBucket(client, bucket, "tree")
+		b.MaxObjectBytes = tc.limit
+		data, err := b.ReadFile(t.Context(), "index.json")
+		switch {
+		case tc.want == "" && (err != nil || len(data) != 1000):
+			t.Errorf("limit %d: %d bytes, %v; want the object", tc.limit, len(data), err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("limit %d: %d bytes, %v; want an error containing %q", tc.limit, len(data), err, tc.want)
+		}
+	}
+
+	// A store that gives no length: reading stops after the bound.
+	b := &s3tree.Bucket{Name: "b", MaxObjectBytes: 10}
+	body := &countingReader{r: strings.NewReader(strings.Repeat("x", 1<<20))}
+	_, err = b.ReadBody(&s3.GetObjectOutput{Body: io.NopCloser(body)}, "k")
+	if err == nil || !strings.Contains(err.Error(), "s3://b/k: more than the 10 bytes") {
+		t.Errorf("no length given: %v, want a refusal naming s3://b/k and 10 bytes", err)
+	}
+	if body.n > 4096 {
+		t.Errorf("%d bytes read of an object over a bound of 10", body.n)
+	}
+	if data, err := b.ReadBody(&s3.GetObjectOutput{Body: io.NopCloser(strings.NewReader("0123456789"))}, "k"); err != nil || string(data) != "0123456789" {
+		t.Errorf("no length given, 10 bytes: %q, %v", data, err)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

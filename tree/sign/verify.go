@@ -42,7 +42,7 @@ const (
 	// trusted root lists for its role.
 	WrongKey Threat = "wrong-key"
 	// RootRotation: a root not signed by the threshold of the root
-	// before it.
+	// before it, or more root versions than a client reads.
 	RootRotation Threat = "root-rotation"
 	// Unsigned: the tree has no (complete) TUF metadata.
 	Unsigned Threat = "unsigned"
@@ -86,7 +86,18 @@ type VerifyOptions struct {
 	// Verify otherwise checks the metadata and index.json, for callers
 	// that check the files themselves.
 	Files bool
+	// MaxRootRotations bounds the root versions read after the trusted
+	// one (0: DefaultMaxRootRotations).
+	MaxRootRotations int64
 }
+
+// DefaultMaxRootRotations is the most root versions Verify reads after
+// the trusted root (TUF §5.3.3 leaves the bound to the client), as
+// go-tuf's updater (theupdateframework/go-tuf v2.4.2,
+// metadata/config/config.go, MaxRootRotations): a tree with one more
+// root after every root would otherwise be read without end. Keys are
+// rotated yearly at most, so a trusted root this far behind is replaced.
+const DefaultMaxRootRotations = 256
 
 // Verify runs TUF's client workflow (spec §5) over the tree t: the root
 // chain tuf/N.root.json from the trusted root (§5.3), timestamp.json
@@ -129,7 +140,12 @@ func Verify(ctx context.Context, t tree.Tree, opts VerifyOptions) (Versions, err
 	}
 	tm.RefTime = now.UTC() // §5.1: one fixed start time for every check
 	// §5.3: each next root, signed by the threshold of the one before
-	// and of itself.
+	// and of itself; §5.3.3: at most MaxRootRotations of them.
+	maxRotations := opts.MaxRootRotations
+	if maxRotations <= 0 {
+		maxRotations = DefaultMaxRootRotations
+	}
+	trustedVersion := tm.Root.Signed.Version
 	for {
 		next := tm.Root.Signed.Version + 1
 		data, err := t.ReadMetadata(ctx, RootName(next))
@@ -138,6 +154,9 @@ func Verify(ctx context.Context, t tree.Tree, opts VerifyOptions) (Versions, err
 		}
 		if err != nil {
 			return Versions{}, err
+		}
+		if next-trustedVersion > maxRotations {
+			return Versions{}, refuse(RootRotation, Path(RootName(next)), "5.3.3", fmt.Errorf("more than %d root versions after the trusted root's version %d: verify with a newer trusted root", maxRotations, trustedVersion))
 		}
 		if _, err := tm.UpdateRoot(data); err != nil {
 			return Versions{}, refuse(threatOf(err, RootRotation), Path(RootName(next)), "5.3.4", err)

@@ -1,0 +1,180 @@
+package scrape
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Bounds of a DirCache. An entry's modification time is when a run last
+// wrote or read it (to within refreshAfter), so the entries pruning
+// removes are those no run has used for a while: digests no longer
+// tagged in the repositories scraped. Without them the cache grew by an
+// entry per digest ever scraped, for ever (a nightly stream of releases:
+// tens of thousands a year).
+const (
+	// DefaultRetention keeps what a run every few weeks reads.
+	DefaultRetention = 90 * 24 * time.Hour
+	// DefaultMaxBytes holds the real-scale release repositories' entries
+	// (about 12,000 digests of 1-3 KB) several times over.
+	DefaultMaxBytes = 256 << 20
+
+	// refreshAfter is how stale an entry's time may get before a read
+	// sets it again: one write per entry and hour at most.
+	refreshAfter = time.Hour
+	// pruneEvery is how often runs prune: one listing of the cache an
+	// hour, whatever the number of runs and processes sharing it.
+	pruneEvery = time.Hour
+	// tempAge is the age from which a temporary file is a killed run's.
+	tempAge = time.Hour
+)
+
+// pruneMarker, in Dir/<cacheFormat>/, has the time pruning last started.
+const pruneMarker = ".last-pruned"
+
+// touch sets the time of the entry at p to now when it is older than
+// refreshAfter, so that pruning sees it used.
+func touch(p string, now time.Time) {
+	if st, err := os.Stat(p); err == nil && now.Sub(st.ModTime()) > refreshAfter {
+		_ = os.Chtimes(p, now, now)
+	}
+}
+
+// maybePrune prunes the cache unless a run (of this process or another
+// sharing the directory) did within pruneEvery of now. A cache where the
+// marker cannot be written is not pruned.
+func (c DirCache) maybePrune(now time.Time) {
+	marker := filepath.Join(c.Dir, cacheFormat, pruneMarker)
+	if st, err := os.Stat(marker); err == nil {
+		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {
+			return
+		}
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return
+	}
+	if err := os.Chtimes(marker, now, now); err != nil {
+		return
+	}
+	c.prune(now)
+}
+
+// cacheFile is an entry or temporary file pruning found.
+type cacheFile struct {
+	path string
+	mod  time.Time
+	size int64
+}
+
+// prune removes, under Dir/<cacheFormat>/<algorithm>/, the entries whose
+// time is more than Retention before now, then, while the rest exceed
+// MaxBytes, the least recently used, and temporary files more than
+// tempAge old. Only regular files named as entries (<hex>.json) or as
+// Put's temporary files (.<hex>.*) are removed, never anything else in
+// the directory nor one whose time changed since the listing (a run used
+// it meanwhile); removing an entry a run is about to read makes its read
+// a miss, never a wrong answer. It returns how many files it removed.
+func (c DirCache) prune(now time.Time) int {
+	retention, maxBytes := c.Retention, c.MaxBytes
+	if retention <= 0 {
+		retention = DefaultRetention
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	entries, temps := c.list()
+	removed := 0
+	for _, t := range temps {
+		if now.Sub(t.mod) > tempAge && removeUnchanged(t) {
+			removed++
+		}
+	}
+	kept := entries[:0]
+	var total int64
+	for _, e := range entries {
+		if now.Sub(e.mod) > retention {
+			if removeUnchanged(e) {
+				removed++
+			}
+			continue
+		}
+		kept = append(kept, e)
+		total += e.size
+	}
+	if total <= maxBytes {
+		return removed
+	}
+	slices.SortFunc(kept, func(a, b cacheFile) int {
+		return cmp.Or(a.mod.Compare(b.mod), strings.Compare(a.path, b.path))
+	})
+	for _, e := range kept {
+		if total <= maxBytes {
+			break
+		}
+		if removeUnchanged(e) {
+			removed++
+		}
+		total -= e.size
+	}
+	return removed
+}
+
+// list lists the entries and temporary files of the cache, regular files
+// only: symbolic links are never followed.
+func (c DirCache) list() (entries, temps []cacheFile) {
+	fdir := filepath.Join(c.Dir, cacheFormat)
+	algs, _ := os.ReadDir(fdir)
+	for _, a := range algs {
+		if !a.IsDir() {
+			continue
+		}
+		adir := filepath.Join(fdir, a.Name())
+		files, _ := os.ReadDir(adir)
+		for _, f := range files {
+			name := f.Name()
+			hex, isEntry := strings.CutSuffix(name, ".json")
+			isEntry = isEntry && isLowerHex(hex)
+			tmpHex, _, isTemp := strings.Cut(strings.TrimPrefix(name, "."), ".")
+			isTemp = isTemp && strings.HasPrefix(name, ".") && isLowerHex(tmpHex)
+			if !f.Type().IsRegular() || !isEntry && !isTemp {
+				continue
+			}
+			info, err := f.Info()
+			if err != nil {
+				continue
+			}
+			cf := cacheFile{path: filepath.Join(adir, name), mod: info.ModTime(), size: info.Size()}
+			if isEntry {
+				entries = append(entries, cf)
+			} else {
+				temps = append(temps, cf)
+			}
+		}
+	}
+	return entries, temps
+}
+
+// removeUnchanged removes f if it is still the regular file of the
+// listing's time, and reports whether it did.
+func removeUnchanged(f cacheFile) bool {
+	st, err := os.Lstat(f.path)
+	if err != nil || !st.Mode().IsRegular() || !st.ModTime().Equal(f.mod) {
+		return false
+	}
+	return os.Remove(f.path) == nil
+}
+
+func isLowerHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
