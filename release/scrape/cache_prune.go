@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/upgraph/upgraph/internal/atomicfile"
 )
 
 // Bounds of a DirCache. An entry's modification time is when a run last
@@ -48,12 +50,14 @@ func touch(p string, now time.Time) {
 // marker cannot be written is not pruned.
 func (c DirCache) maybePrune(now time.Time) {
 	marker := filepath.Join(c.Dir, cacheFormat, pruneMarker)
-	if st, err := os.Stat(marker); err == nil {
+	if st, err := os.Lstat(marker); err == nil && st.Mode().IsRegular() {
 		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {
 			return
 		}
 	}
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	// Renamed into place rather than written: a symbolic link planted as
+	// the marker is replaced, never written through.
+	if err := atomicfile.Write(marker, pruneMarker+".tmp-*", nil); err != nil {
 		return
 	}
 	if err := os.Chtimes(marker, now, now); err != nil {
