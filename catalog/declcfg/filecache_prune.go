@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/atomicfile"
+	"github.com/upgraph/upgraph/internal/cacheprune"
 )
 
 // Bounds of a FileCache. An entry's modification time is when a load last
@@ -51,24 +51,12 @@ func (c *FileCache) maybePrune(now time.Time) {
 		return
 	}
 	marker := filepath.Join(c.Dir, decodedFormat, pruneMarker)
-	if st, err := os.Lstat(marker); err == nil && st.Mode().IsRegular() {
-		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {
-			return
-		}
-	}
 	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
 		return
 	}
-	// Renamed into place rather than written: a symbolic link planted as
-	// the marker is replaced, never written through (os.WriteFile would
-	// truncate the file it points to, outside the cache).
-	if err := atomicfile.Write(marker, pruneMarker+".tmp-*", nil); err != nil {
-		return
+	if cacheprune.Due(marker, now, pruneEvery) {
+		c.prune(now)
 	}
-	if err := os.Chtimes(marker, time.Time{}, now); err != nil {
-		return
-	}
-	c.prune(now)
 }
 
 // cacheFile is an entry or temporary file pruning found.

@@ -364,35 +364,3 @@ func TestFileCacheMaybePruneNoCache(t *testing.T) {
 		t.Errorf("pruning a missing cache made %s (%v)", dir, err)
 	}
 }
-
-// TestFileCacheMarkerLinkNotFollowed: a symbolic link planted as the
-// prune marker is replaced by the marker, never written through: the file
-// it points to, outside the cache, keeps its bytes and its time.
-func TestFileCacheMarkerLinkNotFollowed(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "catalogs")
-	outside := filepath.Join(t.TempDir(), "precious")
-	if err := os.WriteFile(outside, []byte("user data"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(outside, old, old); err != nil {
-		t.Fatal(err)
-	}
-	marker := filepath.Join(dir, decodedFormat, pruneMarker)
-	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, marker); err != nil {
-		t.Fatal(err)
-	}
-	(&FileCache{Dir: dir}).maybePrune(time.Date(2026, 11, 28, 17, 0, 0, 0, time.UTC))
-	if data, err := os.ReadFile(outside); err != nil || string(data) != "user data" {
-		t.Errorf("the link's target holds %q (%v), want its bytes untouched", data, err)
-	}
-	if st, err := os.Stat(outside); err != nil || !st.ModTime().Equal(old) {
-		t.Errorf("the link's target changed time: %v (%v)", st.ModTime(), err)
-	}
-	if st, err := os.Lstat(marker); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("the marker is not a regular file after pruning: %v (%v)", st, err)
-	}
-}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/atomicfile"
+	"github.com/upgraph/upgraph/internal/cacheprune"
 )
 
 // Bounds of the catalog image cache, as those of the decoded-file cache
@@ -71,20 +71,9 @@ func (c cache) maybePrune(now time.Time, keep string) {
 		return
 	}
 	marker := filepath.Join(root, pruneMarker)
-	if st, err := os.Lstat(marker); err == nil && st.Mode().IsRegular() {
-		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {
-			return
-		}
+	if cacheprune.Due(marker, now, pruneEvery) {
+		c.prune(now, keep)
 	}
-	// Renamed into place: a link planted as the marker is replaced, its
-	// target never written.
-	if err := atomicfile.Write(marker, pruneMarker+".tmp-*", nil); err != nil {
-		return
-	}
-	if err := os.Chtimes(marker, time.Time{}, now); err != nil {
-		return
-	}
-	c.prune(now, keep)
 }
 
 // imageEntry is an entry or temporary directory pruning found.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upgraph/upgraph/internal/atomicfile"
+	"github.com/upgraph/upgraph/internal/cacheprune"
 )
 
 // Bounds of a DirCache. An entry's modification time is when a run last
@@ -50,20 +50,9 @@ func touch(p string, now time.Time) {
 // marker cannot be written is not pruned.
 func (c DirCache) maybePrune(now time.Time) {
 	marker := filepath.Join(c.Dir, cacheFormat, pruneMarker)
-	if st, err := os.Lstat(marker); err == nil && st.Mode().IsRegular() {
-		if age := now.Sub(st.ModTime()); age >= 0 && age < pruneEvery {
-			return
-		}
+	if cacheprune.Due(marker, now, pruneEvery) {
+		c.prune(now)
 	}
-	// Renamed into place rather than written: a symbolic link planted as
-	// the marker is replaced, never written through.
-	if err := atomicfile.Write(marker, pruneMarker+".tmp-*", nil); err != nil {
-		return
-	}
-	if err := os.Chtimes(marker, now, now); err != nil {
-		return
-	}
-	c.prune(now)
 }
 
 // cacheFile is an entry or temporary file pruning found.
