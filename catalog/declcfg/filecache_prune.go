@@ -1,10 +1,8 @@
 package declcfg
 
 import (
-	"cmp"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -60,17 +58,10 @@ func (c *FileCache) maybePrune(now time.Time) {
 }
 
 // cacheFile is an entry or temporary file pruning found.
-type cacheFile struct {
-	path string
-	mod  time.Time
-	size int64
-}
+type cacheFile = cacheprune.File
 
 // pruned counts what prune removed.
-type pruned struct {
-	Stale, OverSize, Temporary int
-	Bytes                      int64
-}
+type pruned = cacheprune.Removed
 
 // prune removes, under every decoded-v<N> directory of c.Dir (so the
 // entries of an older format age out too):
@@ -94,44 +85,7 @@ func (c *FileCache) prune(now time.Time) pruned {
 		maxBytes = DefaultMaxBytes
 	}
 	entries, temps := listCacheFiles(c.Dir)
-	var n pruned
-	for _, t := range temps {
-		if now.Sub(t.mod) > tempAge && removeUnchanged(t) {
-			n.Temporary++
-		}
-	}
-	kept := entries[:0]
-	var total int64
-	for _, e := range entries {
-		if now.Sub(e.mod) > retention {
-			if removeUnchanged(e) {
-				n.Stale++
-				n.Bytes += e.size
-			}
-			continue
-		}
-		kept = append(kept, e)
-		total += e.size
-	}
-	if total <= maxBytes {
-		return n
-	}
-	slices.SortFunc(kept, func(a, b cacheFile) int {
-		return cmp.Or(a.mod.Compare(b.mod), strings.Compare(a.path, b.path))
-	})
-	for _, e := range kept {
-		if total <= maxBytes {
-			break
-		}
-		if removeUnchanged(e) {
-			n.OverSize++
-			n.Bytes += e.size
-		}
-		// One used meanwhile is kept, though it counts as gone: the
-		// cap is met by the next pruning at worst.
-		total -= e.size
-	}
-	return n
+	return cacheprune.PruneFiles(entries, temps, now, cacheprune.Policy{Retention: retention, MaxBytes: maxBytes, TempAge: tempAge})
 }
 
 // listCacheFiles lists the entries (dir/decoded-v<N>/<xx>/<xx…64 hex>)
@@ -163,7 +117,7 @@ func listCacheFiles(dir string) (entries, temps []cacheFile) {
 				if err != nil {
 					continue
 				}
-				cf := cacheFile{path: filepath.Join(sdir, name), mod: info.ModTime(), size: info.Size()}
+				cf := cacheFile{Path: filepath.Join(sdir, name), Mod: info.ModTime(), Size: info.Size()}
 				if isEntry {
 					entries = append(entries, cf)
 				} else {
@@ -177,13 +131,7 @@ func listCacheFiles(dir string) (entries, temps []cacheFile) {
 
 // removeUnchanged removes f if it is still the regular file of the
 // listing's time, and reports whether it did.
-func removeUnchanged(f cacheFile) bool {
-	st, err := os.Lstat(f.path)
-	if err != nil || !st.Mode().IsRegular() || !st.ModTime().Equal(f.mod) {
-		return false
-	}
-	return os.Remove(f.path) == nil
-}
+func removeUnchanged(f cacheFile) bool { return cacheprune.RemoveUnchanged(f) }
 
 // isFormatDir reports whether name is decoded-v<N>, the directory of a
 // format of entries (decodedFormat or another).

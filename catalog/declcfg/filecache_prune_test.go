@@ -208,7 +208,7 @@ func TestFileCachePruneRaces(t *testing.T) {
 	}
 	for _, e := range entries {
 		if removeUnchanged(e) {
-			t.Errorf("%s removed", e.path)
+			t.Errorf("%s removed", e.Path)
 		}
 	}
 	if _, err := os.Stat(entry); err != nil {

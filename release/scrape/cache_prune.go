@@ -1,10 +1,8 @@
 package scrape
 
 import (
-	"cmp"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -56,11 +54,7 @@ func (c DirCache) maybePrune(now time.Time) {
 }
 
 // cacheFile is an entry or temporary file pruning found.
-type cacheFile struct {
-	path string
-	mod  time.Time
-	size int64
-}
+type cacheFile = cacheprune.File
 
 // prune removes, under Dir/<cacheFormat>/<algorithm>/, the entries whose
 // time is more than Retention before now, then, while the rest exceed
@@ -79,40 +73,8 @@ func (c DirCache) prune(now time.Time) int {
 		maxBytes = DefaultMaxBytes
 	}
 	entries, temps := c.list()
-	removed := 0
-	for _, t := range temps {
-		if now.Sub(t.mod) > tempAge && removeUnchanged(t) {
-			removed++
-		}
-	}
-	kept := entries[:0]
-	var total int64
-	for _, e := range entries {
-		if now.Sub(e.mod) > retention {
-			if removeUnchanged(e) {
-				removed++
-			}
-			continue
-		}
-		kept = append(kept, e)
-		total += e.size
-	}
-	if total <= maxBytes {
-		return removed
-	}
-	slices.SortFunc(kept, func(a, b cacheFile) int {
-		return cmp.Or(a.mod.Compare(b.mod), strings.Compare(a.path, b.path))
-	})
-	for _, e := range kept {
-		if total <= maxBytes {
-			break
-		}
-		if removeUnchanged(e) {
-			removed++
-		}
-		total -= e.size
-	}
-	return removed
+	n := cacheprune.PruneFiles(entries, temps, now, cacheprune.Policy{Retention: retention, MaxBytes: maxBytes, TempAge: tempAge})
+	return n.Stale + n.OverSize + n.Temporary
 }
 
 // list lists the entries and temporary files of the cache, regular files
@@ -139,7 +101,7 @@ func (c DirCache) list() (entries, temps []cacheFile) {
 			if err != nil {
 				continue
 			}
-			cf := cacheFile{path: filepath.Join(adir, name), mod: info.ModTime(), size: info.Size()}
+			cf := cacheFile{Path: filepath.Join(adir, name), Mod: info.ModTime(), Size: info.Size()}
 			if isEntry {
 				entries = append(entries, cf)
 			} else {
@@ -148,16 +110,6 @@ func (c DirCache) list() (entries, temps []cacheFile) {
 		}
 	}
 	return entries, temps
-}
-
-// removeUnchanged removes f if it is still the regular file of the
-// listing's time, and reports whether it did.
-func removeUnchanged(f cacheFile) bool {
-	st, err := os.Lstat(f.path)
-	if err != nil || !st.Mode().IsRegular() || !st.ModTime().Equal(f.mod) {
-		return false
-	}
-	return os.Remove(f.path) == nil
 }
 
 func isLowerHex(s string) bool {
