@@ -69,8 +69,7 @@ type Options struct {
 	Verify func(ctx context.Context, t tree.Tree) error
 	// Sign is the output's generator.RenderOptions.Sign (mirror --sign).
 	Sign func(index []byte, m *manifest.Manifest) (map[string][]byte, error)
-	// Trace is the tree output's writer.DirStore.Trace (its first phase
-	// traced by the goroutine of generator.Start).
+	// Trace is the tree output's writer.DirStore.Trace.
 	Trace func(writer.Phase)
 	// NoSpare is the tree output's writer.DirStore.NoSpare.
 	NoSpare bool
@@ -104,17 +103,6 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	rewriter, err := mirror.NewPayloadRewriter(opts.Payloads)
 	if err != nil {
 		return nil, err
-	}
-	// A tree output is begun (locked, its spare and index.json read)
-	// while the source is read, as upgraph generate does; a run that
-	// stops before Render aborts it (the spare renamed back), and
-	// Render returns its refusals. The mirror is rendered incrementally
-	// (not Full): the previous index.json is read.
-	var started *generator.Started
-	if opts.Out != "" {
-		started = generator.Start(ctx, writer.DirStore{Dir: opts.Out, Trace: opts.Trace, NoSpare: opts.NoSpare},
-			generator.StartOptions{Logger: log})
-		defer started.Abort()
 	}
 	start := time.Now()
 	t, src, err := openSource(ctx, opts)
@@ -176,16 +164,15 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	}
 	noViewer := !withViewer(opts.Viewer, t.Manifest)
 	precompressed := withPrecompress(opts.Precompress, t.Manifest)
-	// One of store and started is set.
-	render := func(store writer.Store, started *generator.Started) (err error) {
+	render := func(store writer.Store) (err error) {
 		res.Manifest, err = generator.Render(ctx, built, generator.RenderOptions{
-			Arches: t.Arches, Store: store, Started: started, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
+			Arches: t.Arches, Store: store, GeneratedAt: at, Workers: opts.Workers, Logger: log, Check: opts.Check,
 			NoViewer: noViewer, Catalogs: cats, Sign: opts.Sign, Precompress: precompressed,
 		})
 		return err
 	}
 	if opts.Out != "" {
-		if err := render(nil, started); err != nil {
+		if err := render(writer.DirStore{Dir: opts.Out, Trace: opts.Trace, NoSpare: opts.NoSpare}); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -198,7 +185,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	tree := filepath.Join(tmp, "tree")
-	if err := render(writer.ScratchStore{Dir: tree}, nil); err != nil {
+	if err := render(writer.ScratchStore{Dir: tree}); err != nil {
 		return nil, err
 	}
 	start = time.Now()
