@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/upgraph/upgraph/internal/regularfile"
 )
 
 // indexIgnoreFile is the name of the files holding ignore patterns.
@@ -46,8 +48,10 @@ type ignorePattern struct {
 
 type ignoreMatcher struct{ patterns []ignorePattern }
 
-// newIgnoreMatcher collects the patterns of every .indexignore file in fsys.
-func newIgnoreMatcher(fsys fs.FS) (*ignoreMatcher, error) {
+// newIgnoreMatcher collects the patterns of every .indexignore file in
+// fsys, each read as catalog files are (at most limit bytes, a regular
+// file).
+func newIgnoreMatcher(fsys fs.FS, limit int64) (*ignoreMatcher, error) {
 	m := &ignoreMatcher{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -56,7 +60,7 @@ func newIgnoreMatcher(fsys fs.FS) (*ignoreMatcher, error) {
 		if d.IsDir() || d.Name() != indexIgnoreFile {
 			return nil
 		}
-		data, err := fs.ReadFile(fsys, p)
+		data, err := regularfile.Read(fsys, p, p, d.Type().IsRegular(), limit)
 		if err != nil {
 			return err
 		}

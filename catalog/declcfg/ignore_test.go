@@ -50,7 +50,7 @@ func TestIgnoreMatcher(t *testing.T) {
 		"really/long/path/to": false, "really/long/path/to/file1": true, "really/long/path/to/file2": false,
 		"really/long/path/to/the": false, "really/long/path/to/the/file1": true, "really/long/path/to/the/file2": false,
 	}
-	m, err := newIgnoreMatcher(fsys)
+	m, err := newIgnoreMatcher(fsys, MaxFileBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

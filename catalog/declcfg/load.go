@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/upgraph/upgraph/internal/regularfile"
 	"github.com/upgraph/upgraph/internal/sha256x16"
 )
 
@@ -31,7 +33,11 @@ func (e *Error) Error() string {
 	if e.Pos.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", e.Pos.File, e.Pos.Line, e.Err)
 	}
-	return fmt.Sprintf("%s: %v", e.Pos.File, e.Err)
+	msg := e.Err.Error()
+	if strings.HasPrefix(msg, e.Pos.File+": ") { // a refusal of internal/regularfile, naming the file already
+		return msg
+	}
+	return e.Pos.File + ": " + msg
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -44,6 +50,9 @@ func (e *Error) Unwrap() error { return e.Err }
 //     is free;
 //   - files named .indexignore are not read, and their lines are
 //     gitignore-style patterns excluding files (ignore.go);
+//   - a file (or .indexignore) that is not a regular file, once symbolic
+//     links are followed, or is larger than MaxFileBytes is an error
+//     naming it, before it is read;
 //   - each blob's schema, package and name are its keys matched
 //     case-insensitively; keys equal after case folding are an error, and
 //     so is a blob without a schema;
@@ -71,6 +80,29 @@ type Options struct {
 	// Cache, if set, keeps each file's blobs by the digest of its bytes
 	// across loads, so that a file decoded before is not decoded again.
 	Cache *FileCache
+	// maxFileBytes, when not 0, replaces MaxFileBytes (tests).
+	maxFileBytes int64
+}
+
+// MaxFileBytes bounds one file of a catalog: a larger one is refused,
+// naming it, before it is read, as is what is not a regular file under a
+// file's name (a named pipe would block the load, a device such as a link
+// to /dev/zero would be read without end). The figure: the largest file
+// of the shared real catalog (community-operators-prod v4.21) is 2.4 MB
+// and the whole catalog 14 MB; the largest public catalog,
+// redhat-operator-index, is about 55 MB of FBC in all (bench_test.go
+// BenchmarkLoadLarge), so even rendered as one catalog.json (opm render
+// of the whole index) it is about 19 times below 1 GiB. The bound also keeps every offset and line of a
+// file below math.MaxInt32, which the decoded cache's entries assume
+// (filecache.go parseEntry). A load holds its files' bytes in memory
+// anyway: the bound limits what one file may make it hold.
+const MaxFileBytes = 1 << 30
+
+func (o Options) fileLimit() int64 {
+	if o.maxFileBytes != 0 {
+		return o.maxFileBytes
+	}
+	return MaxFileBytes
 }
 
 // LoadWith is Load with opts.
@@ -85,11 +117,12 @@ func LoadWith(ctx context.Context, fsys fs.FS, root string, opts Options) (*Decl
 		}
 		fsys = sub
 	}
-	files, err := catalogFiles(fsys)
+	limit := opts.fileLimit()
+	files, err := catalogFiles(fsys, limit)
 	if err != nil {
 		return nil, err
 	}
-	return loadFiles(ctx, files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, opts)
+	return loadFiles(ctx, files, readFrom(fsys, limit), opts)
 }
 
 // LoadFS is Load of the whole of fsys.
@@ -105,7 +138,8 @@ func LoadFile(ctx context.Context, fsys fs.FS, name string) (*DeclarativeConfig,
 
 // LoadFileWith is LoadFile with opts.
 func LoadFileWith(ctx context.Context, fsys fs.FS, name string, opts Options) (*DeclarativeConfig, error) {
-	return loadFiles(ctx, []string{name}, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, opts)
+	// Not listed: one stat says what name is before it is opened.
+	return loadFiles(ctx, []catalogFile{{name: name}}, readFrom(fsys, opts.fileLimit()), opts)
 }
 
 // LoadReader reads a single catalog file from r; positions name it name.
@@ -114,16 +148,34 @@ func LoadReader(ctx context.Context, r io.Reader, name string) (*DeclarativeConf
 	if err != nil {
 		return nil, &Error{Pos: Position{File: name}, Err: err}
 	}
-	return loadFiles(ctx, []string{name}, func(string) ([]byte, error) { return data, nil }, Options{})
+	return loadFiles(ctx, []catalogFile{{name: name}}, func(catalogFile) ([]byte, error) { return data, nil }, Options{})
 }
 
-// catalogFiles lists the files to read, in walk order.
-func catalogFiles(fsys fs.FS) ([]string, error) {
-	m, err := newIgnoreMatcher(fsys)
+// catalogFile is a file to read: its path in the catalog's file system,
+// and whether the directory listing gave a regular file, so that reading
+// it costs no stat (a symbolic link is looked up first).
+type catalogFile struct {
+	name          string
+	listedRegular bool
+}
+
+// readFrom reads catalog files of fsys through internal/regularfile:
+// what is not a regular file, or is larger than limit, is refused naming
+// the file.
+func readFrom(fsys fs.FS, limit int64) func(catalogFile) ([]byte, error) {
+	return func(f catalogFile) ([]byte, error) {
+		return regularfile.Read(fsys, f.name, f.name, f.listedRegular, limit)
+	}
+}
+
+// catalogFiles lists the files to read, in walk order; limit bounds the
+// .indexignore files read on the way.
+func catalogFiles(fsys fs.FS, limit int64) ([]catalogFile, error) {
+	m, err := newIgnoreMatcher(fsys, limit)
 	if err != nil {
 		return nil, err
 	}
-	var files []string
+	var files []catalogFile
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -131,7 +183,7 @@ func catalogFiles(fsys fs.FS) ([]string, error) {
 		if d.IsDir() || d.Name() == indexIgnoreFile || m.match(p, false) {
 			return nil
 		}
-		files = append(files, p)
+		files = append(files, catalogFile{name: p, listedRegular: d.Type().IsRegular()})
 		return nil
 	})
 	return files, err
@@ -146,7 +198,7 @@ type fileResult struct {
 
 // loadFiles decodes files (read by read) in parallel, then the blobs of
 // known schemas in parallel, and assembles them in order.
-func loadFiles(ctx context.Context, files []string, read func(string) ([]byte, error), opts Options) (*DeclarativeConfig, error) {
+func loadFiles(ctx context.Context, files []catalogFile, read func(catalogFile) ([]byte, error), opts Options) (*DeclarativeConfig, error) {
 	results := make([]fileResult, len(files))
 	// With a cache, each worker reads hashChunk files at a time and
 	// hashes them together (sha256x16: two or more streams at once, about
@@ -259,20 +311,20 @@ const hashChunk = 4
 // decodeChunk decodes files into results (in the same order), looking
 // each up in cache (nil: none) by the SHA-256 of its bytes, hashed for
 // all of files at once.
-func decodeChunk(files []string, results []fileResult, read func(string) ([]byte, error), a *arena, c *canonicalizer, cache *FileCache) {
+func decodeChunk(files []catalogFile, results []fileResult, read func(catalogFile) ([]byte, error), a *arena, c *canonicalizer, cache *FileCache) {
 	if cache == nil {
-		for i, name := range files {
-			results[i] = decodeOne(name, read, a, c)
+		for i, f := range files {
+			results[i] = decodeOne(f, read, a, c)
 		}
 		return
 	}
 	datas := make([][]byte, len(files))
 	var msgs [][]byte
 	var idx []int
-	for i, name := range files {
-		data, err := read(name)
+	for i, f := range files {
+		data, err := read(f)
 		if err != nil {
-			results[i] = readError(name, err)
+			results[i] = readError(f.name, err)
 			continue
 		}
 		datas[i] = data
@@ -281,11 +333,11 @@ func decodeChunk(files []string, results []fileResult, read func(string) ([]byte
 	}
 	sums := sha256x16.Sum(msgs)
 	for k, i := range idx {
-		if r, ok := cache.get(files[i], sums[k]); ok {
+		if r, ok := cache.get(files[i].name, sums[k]); ok {
 			results[i] = r
 			continue
 		}
-		r := decodeData(files[i], datas[i], a, c)
+		r := decodeData(files[i].name, datas[i], a, c)
 		if r.err == nil {
 			cache.put(sums[k], r)
 		}
@@ -293,13 +345,13 @@ func decodeChunk(files []string, results []fileResult, read func(string) ([]byte
 	}
 }
 
-// decodeOne reads and decodes file name.
-func decodeOne(name string, read func(string) ([]byte, error), a *arena, c *canonicalizer) fileResult {
-	data, err := read(name)
+// decodeOne reads and decodes file f.
+func decodeOne(f catalogFile, read func(catalogFile) ([]byte, error), a *arena, c *canonicalizer) fileResult {
+	data, err := read(f)
 	if err != nil {
-		return readError(name, err)
+		return readError(f.name, err)
 	}
-	return decodeData(name, data, a, c)
+	return decodeData(f.name, data, a, c)
 }
 
 func readError(name string, err error) fileResult {

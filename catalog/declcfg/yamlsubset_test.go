@@ -128,13 +128,14 @@ func shortDoc(doc []byte) []byte {
 func catalogDocs(tb testing.TB, every int) [][]byte {
 	tb.Helper()
 	fsys := os.DirFS(sharedCatalog)
-	files, err := catalogFiles(fsys)
+	files, err := catalogFiles(fsys, MaxFileBytes)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var docs [][]byte
 	n := 0
-	for _, name := range files {
+	for _, f := range files {
+		name := f.name
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			tb.Fatal(err)

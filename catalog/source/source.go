@@ -249,8 +249,13 @@ func (s *File) String() string { return "file:" + s.Path }
 func (s *File) Load(ctx context.Context) (*declcfg.DeclarativeConfig, Info, error) {
 	info := Info{Kind: KindFile, Reference: s.Path}
 	st, err := os.Stat(s.Path)
-	if err == nil && st.IsDir() {
+	switch {
+	case err == nil && st.IsDir():
 		err = fmt.Errorf("%s is a directory (use dir:%s)", s.Path, s.Path)
+	case err == nil && !st.Mode().IsRegular():
+		// A named pipe would block the load, a device be read without
+		// end (declcfg refuses them too, naming only the base name).
+		err = fmt.Errorf("%s is not a regular file (%s)", s.Path, st.Mode().Type())
 	}
 	if err != nil {
 		return nil, info, fmt.Errorf("catalog %s: %w", s, err)

@@ -3,9 +3,12 @@ package graphdata_test
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"io/fs"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/upgraph/upgraph"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
@@ -109,5 +113,108 @@ func TestOpenImage(t *testing.T) {
 	_, err = graphdata.OpenImage(context.Background(), c, reg.Host+"/openshift/graph-data:missing")
 	if err == nil || !strings.Contains(err.Error(), "graph-data:missing") {
 		t.Errorf("missing tag: want an error naming it, got %v", err)
+	}
+}
+
+// zstWindow is b in a zstd frame written by hand: a header declaring a
+// window of 2^windowLog bytes (an encoder shrinks the window to small
+// input), then b as raw blocks of at most 128 KiB.
+func zstWindow(windowLog int, b []byte) []byte {
+	out := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, byte(windowLog-10) << 3}
+	for {
+		n := min(len(b), 128<<10)
+		hdr := uint32(n) << 3 // raw block
+		if n == len(b) {
+			hdr |= 1 // last block
+		}
+		out = append(out, byte(hdr), byte(hdr>>8), byte(hdr>>16))
+		out = append(out, b[:n]...)
+		if b = b[n:]; len(b) == 0 {
+			return out
+		}
+	}
+}
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zstdBytes(t *testing.T, b []byte) []byte {
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestOpenImageCompression pulls graph-data images whose layer is gzip,
+// zstd or a plain tar from a real registry: a zstd frame declaring a
+// window over 128 MiB (zstd's own default limit) is refused, naming the
+// image, the layer and the limit, without the decoder allocating it.
+func TestOpenImageCompression(t *testing.T) {
+	reg := rt.Start(t)
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo := readAll(t, upgraph.DemoGraphData())
+	tarball := tarLayer(t, demo)
+	rc, err := tarball.Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		blob []byte
+		mt   types.MediaType
+		err  string // "" when the image opens
+	}{
+		{"plain tar", plain, types.OCIUncompressedLayer, ""},
+		{"gzip", gzipBytes(t, plain), types.OCILayer, ""},
+		{"zstd", zstdBytes(t, plain), types.OCILayerZStd, ""},
+		{"zstd window at the limit", zstWindow(27, plain), types.OCILayerZStd, ""},
+		{"gzip cut short", gzipBytes(t, plain)[:len(gzipBytes(t, plain))/2], types.OCILayer, "unexpected EOF"},
+		{"zstd window of 256 MiB", zstWindow(28, plain), types.OCILayerZStd, "zstd frame needs a window of more than 134217728 bytes, zstd's own default limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			layer := static.NewLayer(tc.blob, tc.mt)
+			ref := reg.Host + "/openshift/graph-data:" + strings.ReplaceAll(tc.name, " ", "-")
+			rt.Push(t, ref, rt.Image(t, "amd64", true, layer))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			fsys, err := graphdata.OpenImage(context.Background(), c, ref)
+			runtime.ReadMemStats(&after)
+			if tc.err != "" {
+				digest, _ := layer.Digest()
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), ref) || !strings.Contains(err.Error(), digest.String()) {
+					t.Fatalf("got %v, want an error naming %s, layer %s and %q", err, ref, digest, tc.err)
+				}
+				if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+					t.Errorf("refusing the layer allocated %d bytes, want under 64 MiB", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := readAll(t, fsys); !maps.Equal(got, demo) {
+				t.Errorf("image tree: got files %v, want the demo's %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(demo)))
+			}
+		})
 	}
 }

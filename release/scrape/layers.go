@@ -12,7 +12,8 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/klauspost/compress/zstd"
+
+	"github.com/upgraph/upgraph/internal/zstdlimit"
 )
 
 // transportError marks a failure reading the blob itself (network, stall,
@@ -76,7 +77,7 @@ func scanLayer(br *bufio.Reader) (doc ReleaseMetadata, found bool, reason string
 		if errors.Is(err, io.EOF) {
 			return doc, false, "no " + MetadataPath, nil
 		}
-		if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		if zstdlimit.Exceeded(err) {
 			return doc, false, fmt.Sprintf("zstd frame needs a window of more than %d bytes, zstd's own default limit: not read", maxZstdWindow), nil
 		}
 		if err != nil {
@@ -123,12 +124,11 @@ func isMetadataEntry(h *tar.Header) bool {
 
 // maxZstdWindow bounds the window of a zstd layer (and the size of a
 // single-segment frame, whose window is its size), which the decoder
-// allocates whole: 128 MiB, the reference decoder's default limit
-// (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 27), which every layer zstd itself reads
-// without --memory meets. klauspost/compress allows 512 MiB windows and
-// 64 GiB frames, so that a 33 KB layer took 512 MiB in each of the
-// scraper's 16 workers.
-const maxZstdWindow = 128 << 20
+// allocates whole: zstdlimit.MaxWindow, 128 MiB, the reference decoder's
+// default limit. klauspost/compress allows 512 MiB windows and 64 GiB
+// frames, so that a 33 KB layer took 512 MiB in each of the scraper's 16
+// workers.
+const maxZstdWindow = zstdlimit.MaxWindow
 
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
@@ -155,8 +155,7 @@ func decompress(br *bufio.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() { zr.Close() }, nil
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdWindow))
+		zr, err := zstdlimit.NewReader(br)
 		if err != nil {
 			return nil, func() {}, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -80,7 +81,21 @@ type Options struct {
 	// TempDir holds the bundle while it is pushed or pulled (default:
 	// os.TempDir()).
 	TempDir string
+	// MaxLayerBytes bounds the compressed bytes of a pulled tree's layer,
+	// which are written to TempDir before bundle.Unpack reads them
+	// (default DefaultMaxLayerBytes).
+	MaxLayerBytes int64
 }
+
+// DefaultMaxLayerBytes bounds a pulled tree's layer, its bundle: 65 GiB,
+// the content bundle.Unpack accepts (bundle.Limits.MaxBytes, 64 GiB, and
+// index.json's MaxIndexBytes, 512 MiB) and 512 MiB for the tar headers
+// and gzip's framing (deflate adds 5 bytes per 64 KiB stored block to
+// incompressible data). A larger layer could only unpack to more than
+// Unpack accepts, so it is refused before a byte of it is written: a
+// registry or an OCI layout could otherwise fill TempDir. The real-scale
+// tree's bundle is a few hundred MB.
+const DefaultMaxLayerBytes = 65 << 30
 
 // Pushed describes a tree written to a registry.
 type Pushed struct {
@@ -375,6 +390,13 @@ func extract(ctx context.Context, img v1.Image, label, parent string, opts Optio
 	if m.Annotations[AnnotationFormat] != FormatV1 || len(m.Layers) != 1 || m.Layers[0].MediaType != types.OCILayer {
 		return nil, fmt.Errorf("%s: not an upgraph tree (want annotation %s=%s and one %s layer)", label, AnnotationFormat, FormatV1, types.OCILayer)
 	}
+	limit := opts.MaxLayerBytes
+	if limit <= 0 {
+		limit = DefaultMaxLayerBytes
+	}
+	if size := m.Layers[0].Size; size > limit {
+		return nil, fmt.Errorf("%s: layer %s is %d bytes, over the %d bytes a tree's bundle may be: not downloaded", label, m.Layers[0].Digest, size, limit)
+	}
 	layers, err := img.Layers()
 	if err != nil {
 		return nil, err
@@ -385,8 +407,8 @@ func extract(ctx context.Context, img v1.Image, label, parent string, opts Optio
 	}
 	defer os.RemoveAll(tmp)
 	file := filepath.Join(tmp, "tree.tar.gz")
-	if err := download(layers[0], file); err != nil {
-		return nil, fmt.Errorf("%s: layer %s: %w", label, m.Layers[0].Digest, err)
+	if err := download(layers[0], file, limit); err != nil {
+		return nil, fmt.Errorf("%s: layer %s (%d bytes in the manifest): %w", label, m.Layers[0].Digest, m.Layers[0].Size, err)
 	}
 	u, err := bundle.Unpack(ctx, file, parent, bundle.Limits{})
 	if err != nil {
@@ -407,10 +429,13 @@ func extract(ctx context.Context, img v1.Image, label, parent string, opts Optio
 	return &Pulled{Unpacked: u, Digest: digest}, nil
 }
 
-// download copies the layer's compressed bytes to file;
-// go-containerregistry fails the read at the end when they do not have
-// the layer's digest.
-func download(l v1.Layer, file string) error {
+// download copies the layer's compressed bytes to file, at most limit of
+// them; go-containerregistry fails the read at the end when they do not
+// have the layer's digest. It stops a registry's blob at the size the
+// manifest gives, but an OCI layout's blob file is read to its end,
+// whatever the manifest says: the copy is bounded here. Nothing is left
+// at file on failure.
+func download(l v1.Layer, file string, limit int64) (err error) {
 	rc, err := l.Compressed()
 	if err != nil {
 		return err
@@ -420,9 +445,17 @@ func download(l v1.Layer, file string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.ReadFrom(rc); err != nil {
-		f.Close()
-		return err
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(file)
+		}
+	}()
+	n, err := f.ReadFrom(io.LimitReader(rc, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("more than %d bytes, the bound of a tree's bundle: not read further", limit)
 	}
-	return f.Close()
+	return err
 }

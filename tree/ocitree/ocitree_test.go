@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -325,5 +326,121 @@ func sameTree(t *testing.T, got, want string) {
 		if g[name] != data {
 			t.Errorf("%s differs", name)
 		}
+	}
+}
+
+// TestPullLayerBound: a layer the manifest says is larger than
+// MaxLayerBytes is refused, naming the image, the layer, its size and the
+// bound, before it is downloaded; a blob longer than its manifest says
+// (an OCI layout's file, read to its end) is refused once the bound is
+// passed. Nothing is left in TempDir or parent. A layer at the bound is
+// pulled whole, as is a registry's blob longer than the manifest says.
+func TestPullLayerBound(t *testing.T) {
+	ctx := context.Background()
+	dir := demoTree(t)
+	file := filepath.Join(t.TempDir(), "demo.tar.gz")
+	if _, err := bundle.Write(ctx, dir, file); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := Image(file, m, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := img.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer, size := im.Layers[0].Digest, im.Layers[0].Size
+	const extra = 1 << 20 // bytes appended to the stored blob
+	for _, tc := range []struct {
+		name   string
+		layout bool  // an OCI layout, else a registry
+		append bool  // extra bytes appended to the stored layer blob
+		limit  int64 // MaxLayerBytes
+		want   []string
+	}{
+		{name: "registry, layer at the bound", limit: size},
+		{name: "registry, default bound"},
+		{name: "registry, layer over the bound", limit: size - 1,
+			want: []string{"/upgraph/tree:v1", layer.String(), strconv.FormatInt(size, 10), strconv.FormatInt(size-1, 10) + " bytes", "not downloaded"}},
+		// go-containerregistry reads a registry's blob up to the
+		// manifest's size and checks the digest of those bytes: the
+		// rest is never read.
+		{name: "registry, blob longer than the manifest says", append: true, limit: size},
+		{name: "layout, layer at the bound", layout: true, limit: size},
+		{name: "layout, layer over the bound", layout: true, limit: size - 1,
+			want: []string{":v1", layer.String(), strconv.FormatInt(size, 10), strconv.FormatInt(size-1, 10) + " bytes", "not downloaded"}},
+		{name: "layout, blob longer than the manifest says", layout: true, append: true, limit: size,
+			want: []string{":v1", layer.String(), "more than " + strconv.FormatInt(size, 10) + " bytes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{TempDir: t.TempDir(), MaxLayerBytes: tc.limit}
+			parent := t.TempDir()
+			var blob string
+			var pull func() (*Pulled, error)
+			var proxy *rt.Proxy
+			if tc.layout {
+				lay := rt.WriteLayout(t, map[string]rt.Artifact{"v1": img})
+				blob = filepath.Join(lay, "blobs", layer.Algorithm, layer.Hex)
+				pull = func() (*Pulled, error) { return PullLayout(ctx, lay, "v1", parent, opts) }
+			} else {
+				reg := rt.Start(t)
+				if err := remote.Write(mustRef(t, reg.Host+"/upgraph/tree:v1"), img); err != nil {
+					t.Fatal(err)
+				}
+				blob = filepath.Join(reg.Root, "docker/registry/v2/blobs/sha256", layer.Hex[:2], layer.Hex, "data")
+				proxy = rt.NewProxy(t, reg.Host)
+				pull = func() (*Pulled, error) { return Pull(ctx, "oci://"+proxy.Host+"/upgraph/tree:v1", parent, opts) }
+			}
+			if tc.append {
+				f, err := os.OpenFile(blob, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Write(bytes.Repeat([]byte{0x5a}, extra))
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := pull()
+			if tc.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameTree(t, p.Dir, dir)
+				p.Close()
+				return
+			}
+			if err == nil {
+				p.Close()
+				t.Fatalf("pulled; want an error naming %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+			t.Log(err)
+			for _, d := range []string{opts.TempDir, parent} {
+				if entries, _ := os.ReadDir(d); len(entries) != 0 {
+					t.Errorf("the refused pull left %d entries in %s", len(entries), d)
+				}
+			}
+			if proxy != nil && tc.limit < size {
+				for _, p := range proxy.Paths() {
+					if strings.Contains(p, "/blobs/"+layer.String()) {
+						t.Errorf("the layer over the bound was requested: %s", p)
+					}
+				}
+			}
+		})
 	}
 }
