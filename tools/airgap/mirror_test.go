@@ -334,13 +334,12 @@ func bundleFiles(t *testing.T, path string) []string {
 	return out
 }
 
-// TestMirrorOutputBegun: a tree output, begun while the source is read
-// (generator.Start), is the tree of the bundle (rendered without it)
-// on a first run, on one replacing it and on one over its spare; a run
-// refused after the output was begun, by the shrink guard (Check) or by
-// its source, leaves the tree as it was, its spare (the same directory,
-// renamed back) and no lock or staging beside it.
-func TestMirrorOutputBegun(t *testing.T) {
+// TestMirrorOutputTree: a tree output is the tree of the bundle on a
+// first run, on one replacing it and on one over its spare; a run
+// refused by the shrink guard (Check) or by its source leaves the tree as
+// it was, its spare (the same directory) and no lock or staging beside
+// it.
+func TestMirrorOutputTree(t *testing.T) {
 	base := t.TempDir()
 	src, out := demoTree(t), filepath.Join(base, "out")
 	ref := filepath.Join(t.TempDir(), "ref.tar.gz")
