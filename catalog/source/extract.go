@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/upgraph/upgraph/internal/zstdlimit"
 )
 
 // Whiteout markers (OCI image-spec layer.md, as Docker and oc-mirror
@@ -113,9 +114,10 @@ func extract(ctx context.Context, img v1.Image, dir, dest string) (extractStats,
 	return x.stats, nil
 }
 
-// layer reads one layer to its end (so that its digest is verified).
+// layer reads one layer to its end (so that its digest is verified),
+// a zstd layer with a bounded window (zstdlimit.Uncompressed).
 func (x *extractor) layer(ctx context.Context, l v1.Layer) error {
-	rc, err := l.Uncompressed()
+	rc, err := zstdlimit.Uncompressed(l)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,6 @@ package graphdata
 
 import (
 	"archive/tar"
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -88,72 +85,7 @@ func (i boundedImage) Layers() ([]v1.Layer, error) {
 	return out, nil
 }
 
-// boundedLayer decompresses the layer's blob itself, sniffing the format
-// as go-containerregistry does: gzip, zstd with a bounded window, else
-// an uncompressed tar.
+// boundedLayer decompresses through zstdlimit.Uncompressed.
 type boundedLayer struct{ v1.Layer }
 
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
-
-func (l boundedLayer) Uncompressed() (io.ReadCloser, error) {
-	digest, err := l.Digest()
-	if err != nil {
-		return nil, err
-	}
-	rc, err := l.Compressed()
-	if err != nil {
-		return nil, fmt.Errorf("layer %s: %w", digest, err)
-	}
-	br := bufio.NewReaderSize(rc, 64<<10)
-	head, err := br.Peek(4)
-	if err != nil && err != io.EOF {
-		rc.Close()
-		return nil, fmt.Errorf("layer %s: %w", digest, err)
-	}
-	switch {
-	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, fmt.Errorf("layer %s: %w", digest, err)
-		}
-		return &layerReader{zr, digest, func() { zr.Close(); rc.Close() }}, nil
-	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstdlimit.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, fmt.Errorf("layer %s: %w", digest, err)
-		}
-		return &layerReader{zr, digest, func() { zr.Close(); rc.Close() }}, nil
-	default:
-		return &layerReader{br, digest, func() { rc.Close() }}, nil
-	}
-}
-
-// layerReader is a layer's uncompressed bytes; its errors name the layer
-// (and, for a zstd window over the bound, the bound).
-type layerReader struct {
-	r      io.Reader
-	digest v1.Hash
-	close  func()
-}
-
-func (l *layerReader) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	switch {
-	case err == nil || err == io.EOF:
-	case zstdlimit.Exceeded(err):
-		err = fmt.Errorf("layer %s: zstd frame needs a window of more than %d bytes, zstd's own default limit: %w", l.digest, zstdlimit.MaxWindow, err)
-	default:
-		err = fmt.Errorf("layer %s: %w", l.digest, err)
-	}
-	return n, err
-}
-
-func (l *layerReader) Close() error {
-	l.close()
-	return nil
-}
+func (l boundedLayer) Uncompressed() (io.ReadCloser, error) { return zstdlimit.Uncompressed(l.Layer) }
