@@ -3,8 +3,6 @@ package scrape
 import (
 	"archive/tar"
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -130,39 +128,21 @@ func isMetadataEntry(h *tar.Header) bool {
 // workers.
 const maxZstdWindow = zstdlimit.MaxWindow
 
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
-
-// decompress sniffs the blob. A nil reader means an unknown format.
+// decompress sniffs the blob (zstdlimit.Decompress). A nil reader means
+// an unknown format: a gzip or zstd header its decoder refuses.
 func decompress(br *bufio.Reader) (io.Reader, func(), error) {
-	head, err := br.Peek(4)
-	if te := (*transportError)(nil); errors.As(err, &te) {
-		return nil, nil, te.err
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, err
-	}
-	switch {
-	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(br)
+	if _, err := br.Peek(4); err != nil && !errors.Is(err, io.EOF) {
 		if te := (*transportError)(nil); errors.As(err, &te) {
 			return nil, nil, te.err
 		}
-		if err != nil {
-			return nil, func() {}, nil
-		}
-		return zr, func() { zr.Close() }, nil
-	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstdlimit.NewReader(br)
-		if err != nil {
-			return nil, func() {}, nil
-		}
-		return zr, zr.Close, nil
-	default:
-		// An uncompressed tar starts with a file name; let the tar reader
-		// decide.
-		return br, func() {}, nil
+		return nil, nil, err
 	}
+	r, closeFn, err := zstdlimit.Decompress(br)
+	if te := (*transportError)(nil); errors.As(err, &te) {
+		return nil, nil, te.err
+	}
+	if err != nil {
+		return nil, func() {}, nil
+	}
+	return r, closeFn, nil
 }
