@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/upgraph/upgraph/internal/atomicfile"
+	"github.com/upgraph/upgraph/internal/cacheprune"
 )
 
 // FileCache keeps what decoding each catalog file gave (its blobs' keys,
@@ -83,9 +84,7 @@ func (c *FileCache) get(name string, sum [sha256.Size]byte) (fileResult, bool) {
 	if err != nil {
 		return fileResult{}, false
 	}
-	if now := time.Now(); now.Sub(mod) > refreshAfter || mod.After(now.Add(refreshAfter)) {
-		os.Chtimes(p, time.Time{}, now) // the access time is left as it is
-	}
+	cacheprune.Used(p, mod, time.Now(), refreshAfter)
 	return r, true
 }
 

@@ -101,14 +101,14 @@ func listCacheFiles(dir string) (entries, temps []cacheFile) {
 		fdir := filepath.Join(dir, f.Name())
 		shards, _ := os.ReadDir(fdir)
 		for _, s := range shards {
-			if !s.IsDir() || len(s.Name()) != 2 || !isLowerHex(s.Name()) {
+			if !s.IsDir() || len(s.Name()) != 2 || !cacheprune.IsLowerHex(s.Name()) {
 				continue
 			}
 			sdir := filepath.Join(fdir, s.Name())
 			files, _ := os.ReadDir(sdir)
 			for _, e := range files {
 				name := e.Name()
-				isEntry := len(name) == 64 && strings.HasPrefix(name, s.Name()) && isLowerHex(name)
+				isEntry := len(name) == 64 && strings.HasPrefix(name, s.Name()) && cacheprune.IsLowerHex(name)
 				isTemp := isTempName(name)
 				if !e.Type().IsRegular() || !isEntry && !isTemp {
 					continue
@@ -149,15 +149,6 @@ func isTempName(name string) bool {
 func isDigits(s string) bool {
 	for _, r := range s {
 		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func isLowerHex(s string) bool {
-	for _, r := range s {
-		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
 			return false
 		}
 	}

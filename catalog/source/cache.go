@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/upgraph/upgraph/internal/cacheprune"
 )
 
 // DefaultCacheDir is under the user's cache directory, beside the release
@@ -94,9 +95,7 @@ func (c cache) get(h v1.Hash) (cacheEntry, string, bool) {
 		return cacheEntry{}, "", false
 	}
 	if st, err := os.Lstat(entry); err == nil {
-		if now := time.Now(); now.Sub(st.ModTime()) > refreshAfter || st.ModTime().After(now.Add(refreshAfter)) {
-			os.Chtimes(entry, time.Time{}, now) // the access time is left as it is
-		}
+		cacheprune.Used(entry, st.ModTime(), time.Now(), refreshAfter)
 	}
 	root := filepath.Join(dir, configsDir)
 	files, size, err := countFiles(root)

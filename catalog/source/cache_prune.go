@@ -210,7 +210,7 @@ func (c cache) list(n *pruned) (entries, temps []imageEntry) {
 		for _, d := range names {
 			name, p := d.Name(), filepath.Join(adir, d.Name())
 			hex, isTemp := tempHex(name)
-			if isTemp && len(hex) != size || !isTemp && (len(name) != size || !isLowerHex(name)) {
+			if isTemp && len(hex) != size || !isTemp && (len(name) != size || !cacheprune.IsLowerHex(name)) {
 				continue
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
@@ -313,7 +313,7 @@ func tempHex(name string) (string, bool) {
 		return "", false
 	}
 	hex, suffix, ok := strings.Cut(rest, ".tmp-")
-	if !ok || hex == "" || suffix == "" || !isLowerHex(hex) {
+	if !ok || hex == "" || suffix == "" || !cacheprune.IsLowerHex(hex) {
 		return "", false
 	}
 	return hex, true
@@ -330,16 +330,4 @@ func hexLen(algorithm string) (int, bool) {
 		return 128, true
 	}
 	return 0, false
-}
-
-func isLowerHex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
-			return false
-		}
-	}
-	return true
 }

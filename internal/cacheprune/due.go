@@ -32,3 +32,30 @@ func Due(marker string, now time.Time, every time.Duration) bool {
 	}
 	return os.Chtimes(marker, time.Time{}, now) == nil
 }
+
+// Used records that the cache entry at path, whose modification time is
+// mod, was used at now: its modification time is set to now when mod is
+// more than every before now (or more than every after it, a clock set
+// back), so that a run writes at most one time per entry and interval and
+// pruning, which goes by that time, sees the entry used. The access time
+// is left as it is. A cache that cannot be written costs only the entry's
+// removal later.
+func Used(path string, mod, now time.Time, every time.Duration) {
+	if now.Sub(mod) > every || mod.After(now.Add(every)) {
+		_ = os.Chtimes(path, time.Time{}, now)
+	}
+}
+
+// IsLowerHex reports whether s is a non-empty string of lowercase
+// hexadecimal digits, as the caches' entry names (digests) are.
+func IsLowerHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

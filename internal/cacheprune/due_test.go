@@ -3,6 +3,7 @@ package cacheprune
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -88,5 +89,42 @@ func TestDueLinkNotFollowed(t *testing.T) {
 		if st, err := os.Lstat(marker); err != nil || !st.Mode().IsRegular() {
 			t.Errorf("target %v old: the marker is not a regular file (%v)", age, err)
 		}
+	}
+}
+
+// TestUsed: an entry's time is set to the use only when it is more than
+// the interval old or ahead; its access time is left alone.
+func TestUsed(t *testing.T) {
+	now := time.Date(2026, 11, 28, 17, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		age  time.Duration
+		set  bool
+	}{
+		{"used 59 minutes ago", 59 * time.Minute, false},
+		{"used 61 minutes ago", 61 * time.Minute, true},
+		{"an hour and a minute ahead (clock set back)", -61 * time.Minute, true},
+		{"a minute ahead", -time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "entry")
+			mod := now.Add(-tc.age)
+			regular(mod)(t, p)
+			Used(p, mod, now, time.Hour)
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := mod
+			if tc.set {
+				want = now
+			}
+			if !st.ModTime().Equal(want) {
+				t.Errorf("time %v, want %v", st.ModTime(), want)
+			}
+		})
+	}
+	if got, want := []bool{IsLowerHex("0a9f"), IsLowerHex(""), IsLowerHex("0A"), IsLowerHex("g")}, []bool{true, false, false, false}; !slices.Equal(got, want) {
+		t.Errorf("IsLowerHex of 0a9f, \"\", 0A, g = %v, want %v", got, want)
 	}
 }

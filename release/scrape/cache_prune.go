@@ -38,8 +38,8 @@ const pruneMarker = ".last-pruned"
 // touch sets the time of the entry at p to now when it is older than
 // refreshAfter, so that pruning sees it used.
 func touch(p string, now time.Time) {
-	if st, err := os.Stat(p); err == nil && now.Sub(st.ModTime()) > refreshAfter {
-		_ = os.Chtimes(p, now, now)
+	if st, err := os.Stat(p); err == nil {
+		cacheprune.Used(p, st.ModTime(), now, refreshAfter)
 	}
 }
 
@@ -91,9 +91,9 @@ func (c DirCache) list() (entries, temps []cacheFile) {
 		for _, f := range files {
 			name := f.Name()
 			hex, isEntry := strings.CutSuffix(name, ".json")
-			isEntry = isEntry && isLowerHex(hex)
+			isEntry = isEntry && cacheprune.IsLowerHex(hex)
 			tmpHex, _, isTemp := strings.Cut(strings.TrimPrefix(name, "."), ".")
-			isTemp = isTemp && strings.HasPrefix(name, ".") && isLowerHex(tmpHex)
+			isTemp = isTemp && strings.HasPrefix(name, ".") && cacheprune.IsLowerHex(tmpHex)
 			if !f.Type().IsRegular() || !isEntry && !isTemp {
 				continue
 			}
@@ -110,16 +110,4 @@ func (c DirCache) list() (entries, temps []cacheFile) {
 		}
 	}
 	return entries, temps
-}
-
-func isLowerHex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := range len(s) {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
