@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/internal/zstdtest"
 )
 
 // zstdLayer is a layer whose blob is data as given (a zstd stream).
@@ -44,10 +45,7 @@ func TestImageZstdWindow(t *testing.T) {
 	zw, _ := zstd.NewWriter(&good)
 	zw.Write(tarBytes.Bytes())
 	zw.Close()
-	// A frame header declaring a 2^28-byte window, then one raw block.
-	body := []byte("catalog")
-	bad := append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, (28 - 10) << 3}, byte(len(body)<<3|1), 0, 0)
-	bad = append(bad, body...)
+	bad := zstdtest.Window(28, []byte("catalog"))
 
 	for i, tc := range []struct {
 		name string

@@ -20,6 +20,7 @@ import (
 
 	"github.com/upgraph/upgraph"
 	rt "github.com/upgraph/upgraph/internal/registrytest"
+	"github.com/upgraph/upgraph/internal/zstdtest"
 	"github.com/upgraph/upgraph/registry"
 	"github.com/upgraph/upgraph/release/graphdata"
 )
@@ -116,25 +117,6 @@ func TestOpenImage(t *testing.T) {
 	}
 }
 
-// zstWindow is b in a zstd frame written by hand: a header declaring a
-// window of 2^windowLog bytes (an encoder shrinks the window to small
-// input), then b as raw blocks of at most 128 KiB.
-func zstWindow(windowLog int, b []byte) []byte {
-	out := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, byte(windowLog-10) << 3}
-	for {
-		n := min(len(b), 128<<10)
-		hdr := uint32(n) << 3 // raw block
-		if n == len(b) {
-			hdr |= 1 // last block
-		}
-		out = append(out, byte(hdr), byte(hdr>>8), byte(hdr>>16))
-		out = append(out, b[:n]...)
-		if b = b[n:]; len(b) == 0 {
-			return out
-		}
-	}
-}
-
 func gzipBytes(t *testing.T, b []byte) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -187,9 +169,9 @@ func TestOpenImageCompression(t *testing.T) {
 		{"plain tar", plain, types.OCIUncompressedLayer, ""},
 		{"gzip", gzipBytes(t, plain), types.OCILayer, ""},
 		{"zstd", zstdBytes(t, plain), types.OCILayerZStd, ""},
-		{"zstd window at the limit", zstWindow(27, plain), types.OCILayerZStd, ""},
+		{"zstd window at the limit", zstdtest.Window(27, plain), types.OCILayerZStd, ""},
 		{"gzip cut short", gzipBytes(t, plain)[:len(gzipBytes(t, plain))/2], types.OCILayer, "unexpected EOF"},
-		{"zstd window of 256 MiB", zstWindow(28, plain), types.OCILayerZStd, "zstd frame needs a window of more than 134217728 bytes, zstd's own default limit"},
+		{"zstd window of 256 MiB", zstdtest.Window(28, plain), types.OCILayerZStd, "zstd frame needs a window of more than 134217728 bytes, zstd's own default limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			layer := static.NewLayer(tc.blob, tc.mt)

@@ -4,12 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/upgraph/upgraph/internal/zstdtest"
 )
 
 type entry struct {
@@ -57,38 +58,6 @@ func zst(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// zstWindow is b in a zstd frame written by hand: a header declaring a
-// window of 2^windowLog bytes (the encoder shrinks the window to small
-// input), then b as raw blocks.
-func zstWindow(windowLog int, b []byte) []byte {
-	return zstFrame([]byte{0x00, byte(windowLog-10) << 3}, b)
-}
-
-// zstSingle is b in a hand-written single-segment zstd frame declaring
-// size bytes of content, which is its window.
-func zstSingle(size uint64, b []byte) []byte {
-	hdr := []byte{0xe0} // 8-byte content size, single segment
-	return zstFrame(binary.LittleEndian.AppendUint64(hdr, size), b)
-}
-
-// zstFrame is a zstd frame of the header (after the magic number) and b
-// as raw blocks.
-func zstFrame(header, b []byte) []byte {
-	out := append([]byte{0x28, 0xb5, 0x2f, 0xfd}, header...)
-	for {
-		n := min(len(b), 128<<10)
-		hdr := uint32(n) << 3 // raw block
-		if n == len(b) {
-			hdr |= 1 // last block
-		}
-		out = append(out, byte(hdr), byte(hdr>>8), byte(hdr>>16))
-		out = append(out, b[:n]...)
-		if b = b[n:]; len(b) == 0 {
-			return out
-		}
-	}
-}
-
 func TestFindMetadata(t *testing.T) {
 	const good = `{"kind":"cincinnati-metadata-v0","version":"4.1.0","previous":["4.0.0"],"metadata":{"url":"u"}}`
 	for _, tc := range []struct {
@@ -112,9 +81,9 @@ func TestFindMetadata(t *testing.T) {
 		{"data after the object", gz(tarBytes(t, entry{name: MetadataPath, body: good + `{}`})), false, "", "data after"},
 		{"not a tar", []byte("this is JSON, not a layer"), false, "", "not a valid tar"},
 		{"gzip of garbage", gz([]byte("garbage")), false, "", "not a valid tar"},
-		{"zstd window over the limit", zstWindow(28, tarBytes(t, entry{name: MetadataPath, body: good})), false, "", "zstd frame needs a window of more than 134217728 bytes"},
-		{"zstd single segment over the limit", zstSingle(1<<30, tarBytes(t, entry{name: MetadataPath, body: good})), false, "", "zstd frame needs a window of more than 134217728 bytes"},
-		{"zstd window at the limit", zstWindow(27, tarBytes(t, entry{name: MetadataPath, body: good})), true, "4.1.0", ""},
+		{"zstd window over the limit", zstdtest.Window(28, tarBytes(t, entry{name: MetadataPath, body: good})), false, "", "zstd frame needs a window of more than 134217728 bytes"},
+		{"zstd single segment over the limit", zstdtest.Single(1<<30, tarBytes(t, entry{name: MetadataPath, body: good})), false, "", "zstd frame needs a window of more than 134217728 bytes"},
+		{"zstd window at the limit", zstdtest.Window(27, tarBytes(t, entry{name: MetadataPath, body: good})), true, "4.1.0", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc, found, reason, err := findMetadata(static.NewLayer(tc.blob, types.OCILayer))
