@@ -4,11 +4,13 @@ package declcfg
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/upgraph/upgraph/internal/fifotest"
 )
 
 // TestLoadNamedPipes: in a real catalog directory, a named pipe (or a link
@@ -73,23 +75,17 @@ func TestLoadNamedPipes(t *testing.T) {
 				cfg *DeclarativeConfig
 				err error
 			}
-			done := make(chan result, 1)
-			go func() {
+			r := fifotest.Within(t, fmt.Sprintf("%s (cache %v): the load", tt.name, cached), func() result {
 				cfg, err := LoadWith(context.Background(), os.DirFS(root), ".", opts)
-				done <- result{cfg, err}
-			}()
-			select {
-			case r := <-done:
-				switch {
-				case tt.want == "" && r.err != nil:
-					t.Errorf("%s (cache %v): %v", tt.name, cached, r.err)
-				case tt.want == "" && (len(r.cfg.Packages) != 1 || r.cfg.Packages[0].Pos.File != "p/link.json"):
-					t.Errorf("%s (cache %v): packages %v", tt.name, cached, r.cfg.Packages)
-				case tt.want != "" && (r.err == nil || r.err.Error() != tt.want):
-					t.Errorf("%s (cache %v): error %v, want %q", tt.name, cached, r.err, tt.want)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s (cache %v): the load blocked", tt.name, cached)
+				return result{cfg, err}
+			})
+			switch {
+			case tt.want == "" && r.err != nil:
+				t.Errorf("%s (cache %v): %v", tt.name, cached, r.err)
+			case tt.want == "" && (len(r.cfg.Packages) != 1 || r.cfg.Packages[0].Pos.File != "p/link.json"):
+				t.Errorf("%s (cache %v): packages %v", tt.name, cached, r.cfg.Packages)
+			case tt.want != "" && (r.err == nil || r.err.Error() != tt.want):
+				t.Errorf("%s (cache %v): error %v, want %q", tt.name, cached, r.err, tt.want)
 			}
 		}
 	}

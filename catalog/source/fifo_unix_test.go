@@ -4,11 +4,12 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/upgraph/upgraph/internal/fifotest"
 )
 
 // TestLocalNamedPipes: a named pipe or a device given as a catalog file,
@@ -25,9 +26,7 @@ func TestLocalNamedPipes(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipe := filepath.Join(catalog, "p", "pipe.json")
-	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
-		t.Skip("no named pipes:", err)
-	}
+	fifotest.Mkfifo(t, pipe)
 	zero, link := filepath.Join(root, "zero.json"), filepath.Join(root, "link.json")
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)
@@ -59,25 +58,18 @@ func TestLocalNamedPipes(t *testing.T) {
 				pkgs int
 				err  error
 			}
-			done := make(chan result, 1)
-			go func() {
+			r := fifotest.Within(t, fmt.Sprintf("loading %s (cache %v)", tt.spec, cached), func() result {
 				cfg, _, err := src.Load(context.Background())
 				if err != nil {
-					done <- result{err: err}
-					return
+					return result{err: err}
 				}
-				done <- result{pkgs: len(cfg.Packages)}
-			}()
-			select {
-			case r := <-done:
-				switch {
-				case tt.want == "" && (r.err != nil || r.pkgs != 1):
-					t.Errorf("%s (cache %v): %d packages, %v", tt.spec, cached, r.pkgs, r.err)
-				case tt.want != "" && (r.err == nil || r.err.Error() != tt.want):
-					t.Errorf("%s (cache %v): error %v, want %q", tt.spec, cached, r.err, tt.want)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s (cache %v): the load blocked", tt.spec, cached)
+				return result{pkgs: len(cfg.Packages)}
+			})
+			switch {
+			case tt.want == "" && (r.err != nil || r.pkgs != 1):
+				t.Errorf("%s (cache %v): %d packages, %v", tt.spec, cached, r.pkgs, r.err)
+			case tt.want != "" && (r.err == nil || r.err.Error() != tt.want):
+				t.Errorf("%s (cache %v): error %v, want %q", tt.spec, cached, r.err, tt.want)
 			}
 		}
 	}
