@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -76,7 +75,7 @@ func (c *FileCache) path(sum [sha256.Size]byte) string {
 // the entry just removed) costs only the entry's removal later.
 func (c *FileCache) get(name string, sum [sha256.Size]byte) (fileResult, bool) {
 	p := c.path(sum)
-	data, mod, err := readEntry(p)
+	data, mod, err := cacheprune.ReadEntry(p, math.MaxInt32)
 	if err != nil {
 		return fileResult{}, false
 	}
@@ -86,30 +85,6 @@ func (c *FileCache) get(name string, sum [sha256.Size]byte) (fileResult, bool) {
 	}
 	cacheprune.Used(p, mod, time.Now(), refreshAfter)
 	return r, true
-}
-
-// readEntry reads the file p and returns its modification time, from the
-// same open file.
-func readEntry(p string) ([]byte, time.Time, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > math.MaxInt32 {
-		return nil, time.Time{}, errBadEntry
-	}
-	// An entry is never written in place, so its size is its stat's;
-	// should it not be, the checksum makes it a miss.
-	data := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, time.Time{}, err
-	}
-	return data, st.ModTime(), nil
 }
 
 // put records r, the blobs of a file whose bytes hash to sum, replacing

@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/upgraph/upgraph/internal/atomicfile"
+	"github.com/upgraph/upgraph/internal/cacheprune"
 )
 
 // Entry is what one manifest digest holds for the graph: a release
@@ -62,7 +63,7 @@ func (c DirCache) path(h v1.Hash) string {
 // Get returns the entry for digest; an unreadable entry is a miss.
 func (c DirCache) Get(h v1.Hash) (Entry, bool) {
 	p := c.path(h)
-	data, err := os.ReadFile(p)
+	data, mod, err := cacheprune.ReadEntry(p, maxEntryBytes)
 	if err != nil {
 		return Entry{}, false
 	}
@@ -75,9 +76,14 @@ func (c DirCache) Get(h v1.Hash) (Entry, bool) {
 			return Entry{}, false
 		}
 	}
-	touch(p, time.Now())
+	cacheprune.Used(p, mod, time.Now(), refreshAfter)
 	return e, true
 }
+
+// maxEntryBytes bounds an entry read back: one release's metadata, from a
+// document a scrape reads at most maxMetadataSize of, encoded again as
+// JSON (escaping can make a byte six). A larger file is a miss.
+const maxEntryBytes = 8 * maxMetadataSize
 
 // Touch marks the entry of h used now, as Get does, for a cache in front
 // of c that answers from memory.
